@@ -1,0 +1,16 @@
+//! sass-conform: spec-conformance fuzzer and differential tester for NVIDIA SASS encoding tables.
+//!
+//! The pipeline, each layer importing only those before it:
+//! [`spec`] (tables -> model) -> [`codec`] (words <-> field values, verdicts) -> [`render`]
+//! (nvdisasm-syntax text) -> [`oracle`] (recorded/live nvdisasm answers) -> [`conform`]
+//! (diff against the oracle) -> [`report`].
+
+pub mod arch;
+pub mod codec;
+pub mod conform;
+pub mod oracle;
+pub mod render;
+pub mod report;
+pub mod spec;
+
+pub use arch::Arch;

@@ -1,0 +1,332 @@
+//! The table model: tables, variants, fields (bit ranges), modifier groups, operand kinds.
+
+use crate::arch::Arch;
+use serde::{Serialize, Serializer};
+
+/// Which of the two text formats a table file is written in (design.md section 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Dialect {
+    /// File header (mnemonic, description, "N variants on SMxx"), `Binary<TAB>Value` group tables.
+    A,
+    /// No file header; title line with signature, register-slot line, `01 NAME.` group rows.
+    B,
+}
+
+/// A contiguous run of bits inside the 128-bit word: bits `lo ..= lo + len - 1`.
+///
+/// Bit 0 is the least significant bit of the word (design.md: absolute bit =
+/// 64*half + 8*byte + label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct BitRange {
+    /// Lowest bit number (0..=127).
+    pub lo: u8,
+    /// Number of bits (1..=64).
+    pub len: u8,
+}
+
+impl BitRange {
+    /// Highest bit number of the range.
+    pub fn hi(&self) -> u8 {
+        self.lo + self.len - 1
+    }
+    /// The range as a 128-bit mask.
+    pub fn mask(&self) -> u128 {
+        bits_mask(self.len as u32) << self.lo
+    }
+}
+
+/// A mask of the low `n` bits (n in 0..=128).
+pub fn bits_mask(n: u32) -> u128 {
+    if n >= 128 { u128::MAX } else { (1u128 << n) - 1 }
+}
+
+/// Scheduling-control fields of the control bits (bits 105..=124 in every seed table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum SchedKind {
+    /// `stall`: stall cycles.
+    Stall,
+    /// `y`: yield hint.
+    Yield,
+    /// `r-bar`: read scoreboard barrier index.
+    ReadBarrier,
+    /// `w-bar`: write scoreboard barrier index.
+    WriteBarrier,
+    /// `b-mask`: scoreboard wait mask.
+    WaitMask,
+    /// `reuse`: operand-reuse cache flags.
+    Reuse,
+}
+
+/// What a layout label says a field is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum FieldKind {
+    /// `operand N`: the Nth atomic operand of the signature (0-based, brackets flattened).
+    Operand(u8),
+    /// `modi N`: modifier field looked up in `Modifier Group N`.
+    Modifier(u8),
+    /// `modi` (no number): operand modifier looked up in the variant's `Operand N Modifiers` table.
+    OperandModifier,
+    /// `pred` / `predicate`: the guard predicate (3-bit register, bit 3 = negate).
+    Guard,
+    /// Scheduling control (`stall`, `y`, `r-bar`, `w-bar`, `b-mask`, `reuse`).
+    Sched(SchedKind),
+    /// Any other label, e.g. `SCR`, `NODEP`, `DC`, `CL`, `E`, `cNOT`, `LZ`, `B`.
+    Flag(String),
+}
+
+/// One field of a variant's layout: a label and the bit ranges under it, in table order.
+///
+/// A field's value is the concatenation of its ranges, the first range (lowest bits, as the
+/// table is written low bit first) giving the least significant bits of the value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Field {
+    /// The label as written in the table (`operand 3`, `modi 2`, `pred`, `SCR`, ...).
+    pub label: String,
+    /// What the label says the field is.
+    pub kind: FieldKind,
+    /// Bit ranges in ascending bit order; more than one when the label stands in several places.
+    pub ranges: Vec<BitRange>,
+    /// 1-based line of the layout row where the label first appears.
+    pub line: usize,
+}
+
+impl Field {
+    /// Total width in bits (sum of the ranges).
+    pub fn width(&self) -> u32 {
+        self.ranges.iter().map(|r| r.len as u32).sum()
+    }
+    /// All bits of the field as a 128-bit mask.
+    pub fn mask(&self) -> u128 {
+        self.ranges.iter().fold(0, |m, r| m | r.mask())
+    }
+}
+
+/// What a modifier value's name means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum ModifierName {
+    /// `(default)` (dialect A) or an empty name (dialect B): prints nothing.
+    Default,
+    /// `INVALIDn`: a value the table marks invalid (nvdisasm may print `INVALIDn` or reject).
+    Invalid(u32),
+    /// `???n`: a value the table does not name.
+    Unknown(u32),
+    /// A printed modifier such as `AOFFI` or `CONSTANT.CTA` (dialect B's trailing dot removed).
+    Named(String),
+}
+
+/// One row of a modifier table: binary value -> name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModifierValue {
+    /// The value of the field that selects this row.
+    pub value: u32,
+    /// The name as the table gives it.
+    pub name: ModifierName,
+    /// 1-based line of the row.
+    pub line: usize,
+}
+
+/// Which kind of modifier table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum GroupKind {
+    /// `Modifier Group N`: printed after the mnemonic (`TLD.LZ.EF`).
+    Mnemonic,
+    /// `Operand N Modifiers`: printed on an operand (`[R0.U32+UR0]`).
+    Operand,
+}
+
+/// A modifier table of a variant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModifierGroup {
+    /// N of `Modifier Group N` / `Operand N Modifiers`.
+    pub index: u8,
+    /// Which kind of table.
+    pub kind: GroupKind,
+    /// Width in bits of the binary column (the longest value written).
+    pub width: u32,
+    /// Rows in table order.
+    pub values: Vec<ModifierValue>,
+    /// 1-based line of the table's title.
+    pub line: usize,
+}
+
+impl ModifierGroup {
+    /// The row for `value`, if the table has one.
+    pub fn lookup(&self, value: u32) -> Option<&ModifierValue> {
+        self.values.iter().find(|v| v.value == value)
+    }
+}
+
+/// Read or write access of a register slot (dialect B's `WRITE R (2 slots)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Access {
+    /// `READ`.
+    Read,
+    /// `WRITE`.
+    Write,
+}
+
+/// One entry of dialect B's register-slot line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RegSlot {
+    /// Read or write.
+    pub access: Access,
+    /// Register file (`R`, `P`, `UR`).
+    pub file: String,
+    /// Number of consecutive registers.
+    pub slots: u32,
+}
+
+/// Kind of one atomic operand of the signature.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum OperandKind {
+    /// `P`: predicate register (P0..P6, PT = 7).
+    Pred,
+    /// `R`: general register (R0..R254, RZ = 255).
+    Reg,
+    /// `UR`: uniform register (URZ = all ones of the field).
+    UniformReg,
+    /// `I` / `INT_IMM`: integer immediate.
+    Imm,
+    /// `D`: texture dimension (1D, 2D, 3D, CUBE).
+    Dim,
+    /// `ARRAY_D`: array texture dimension.
+    ArrayDim,
+    /// `SNOWFLAKE`: a dimension operand with an irregular value set.
+    Snowflake,
+    /// Anything else, kept verbatim.
+    Other(String),
+}
+
+impl OperandKind {
+    /// The kind for a signature token such as `R`, `UR`, `INT_IMM`.
+    pub fn from_token(t: &str) -> OperandKind {
+        match t {
+            "P" => OperandKind::Pred,
+            "R" => OperandKind::Reg,
+            "UR" => OperandKind::UniformReg,
+            "I" | "INT_IMM" => OperandKind::Imm,
+            "D" => OperandKind::Dim,
+            "ARRAY_D" => OperandKind::ArrayDim,
+            "SNOWFLAKE" => OperandKind::Snowflake,
+            other => OperandKind::Other(other.to_string()),
+        }
+    }
+}
+
+/// One written operand of the signature: a plain operand or a bracketed address.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum SigOperand {
+    /// One atomic operand; the value is its index among the atomic operands.
+    Plain(usize),
+    /// `[R+UR+I]`: the indices of its atomic operands, in order.
+    Memory(Vec<usize>),
+}
+
+/// A variant's operand signature (`P,R,R,R,R,UR,D,I` or `R,[R+UR+I],P`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Signature {
+    /// As written in the table.
+    pub text: String,
+    /// Atomic operands, brackets flattened: `operand N` labels index this list.
+    pub atoms: Vec<OperandKind>,
+    /// Written operands in order, referring to `atoms`.
+    pub operands: Vec<SigOperand>,
+}
+
+/// One instruction variant: a title, a signature and a 128-bit layout.
+#[derive(Debug, Clone, Serialize)]
+pub struct Variant {
+    /// `key:` line, e.g. `TLD_P_R_R_R_R_UR_D_I`.
+    pub key: String,
+    /// Title (`TLD`, `TMML.LOD`, `TEX.B`; the file mnemonic where the table gives none).
+    pub title: String,
+    /// Operand signature.
+    pub signature: Signature,
+    /// The `distilled:` disassembly line.
+    pub distilled: String,
+    /// Dialect B's register slots (empty in dialect A).
+    pub slots: Vec<RegSlot>,
+    /// Fields in table order (first appearance of each label).
+    pub fields: Vec<Field>,
+    /// Bits the table fixes to 0 or 1.
+    #[serde(serialize_with = "hex128")]
+    pub fixed_mask: u128,
+    /// Values of the fixed bits (zero outside `fixed_mask`).
+    #[serde(serialize_with = "hex128")]
+    pub fixed_value: u128,
+    /// Bits no cell describes (header gaps).
+    #[serde(serialize_with = "hex128")]
+    pub undescribed: u128,
+    /// Modifier tables (both kinds) in table order.
+    pub groups: Vec<ModifierGroup>,
+    /// 1-based line of the variant's first line.
+    pub line: usize,
+    /// 1-based lines of the four layout rows (header, cells, header, cells).
+    pub layout_lines: [usize; 4],
+}
+
+impl Variant {
+    /// The `Modifier Group N` table, if any.
+    pub fn group(&self, kind: GroupKind, index: u8) -> Option<&ModifierGroup> {
+        self.groups
+            .iter()
+            .find(|g| g.kind == kind && g.index == index)
+    }
+    /// The field whose label says `operand N`.
+    pub fn operand_field(&self, n: usize) -> Option<&Field> {
+        self.fields
+            .iter()
+            .find(|f| f.kind == FieldKind::Operand(n as u8))
+    }
+    /// Mask of every bit some field covers.
+    pub fn field_mask(&self) -> u128 {
+        self.fields.iter().fold(0, |m, f| m | f.mask())
+    }
+    /// Mask of every bit the table describes (fixed bits and field bits).
+    pub fn described_mask(&self) -> u128 {
+        self.fixed_mask | self.field_mask()
+    }
+}
+
+/// A lint-level oddity noticed while parsing (the table is still usable).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Oddity {
+    /// 1-based line.
+    pub line: usize,
+    /// Variant key ("" for file-level oddities).
+    pub key: String,
+    /// Short kind, e.g. `header-gap`, `row-cut-off`, `split-label`.
+    pub kind: String,
+    /// Bits concerned.
+    pub bits: Vec<u8>,
+    /// Human-readable message.
+    pub message: String,
+}
+
+/// One table file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table {
+    /// Path as given when loading.
+    pub path: String,
+    /// Dialect of the file.
+    pub dialect: Dialect,
+    /// Arch from the header line, else from specs/ARCH_MANIFEST.tsv, else None.
+    pub arch: Option<Arch>,
+    /// Where `arch` came from: `header`, `manifest`, `option` or `none`.
+    pub arch_source: String,
+    /// Mnemonic (file header, or the first variant's title in dialect B).
+    pub mnemonic: String,
+    /// Description line of the file header (dialect A).
+    pub description: Option<String>,
+    /// The variant count the header declares (dialect A).
+    pub declared_variants: Option<usize>,
+    /// Variants in file order.
+    pub variants: Vec<Variant>,
+    /// Oddities noticed while parsing.
+    pub oddities: Vec<Oddity>,
+}
+
+/// Serialises a u128 as 32 lowercase hex digits.
+pub fn hex128<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{v:032x}"))
+}

@@ -1,0 +1,638 @@
+//! Strict parser for both table dialects (design.md section 1): text -> [`Table`].
+
+use super::SpecError;
+use super::model::*;
+use crate::arch::Arch;
+use std::collections::BTreeSet;
+
+/// A non-blank line with its 1-based number.
+#[derive(Clone, Copy)]
+struct Line<'a> {
+    no: usize,
+    text: &'a str,
+}
+
+/// Cursor over the non-blank lines of one file.
+struct Cursor<'a> {
+    file: &'a str,
+    lines: Vec<Line<'a>>,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(file: &'a str, text: &'a str) -> Self {
+        let lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, t)| Line {
+                no: i + 1,
+                text: t.trim_end_matches('\r'),
+            })
+            .filter(|l| !l.text.trim().is_empty())
+            .collect();
+        Cursor {
+            file,
+            lines,
+            pos: 0,
+        }
+    }
+    fn peek(&self, ahead: usize) -> Option<Line<'a>> {
+        self.lines.get(self.pos + ahead).copied()
+    }
+    fn at_end(&self) -> bool {
+        self.pos >= self.lines.len()
+    }
+    fn last_line_no(&self) -> usize {
+        self.lines.last().map_or(1, |l| l.no)
+    }
+    fn next(&mut self, what: &str) -> Result<Line<'a>, SpecError> {
+        let line = self.peek(0).ok_or_else(|| SpecError::Syntax {
+            file: self.file.to_string(),
+            line: self.last_line_no(),
+            message: format!("file ends where {what} was expected"),
+        })?;
+        self.pos += 1;
+        Ok(line)
+    }
+    fn err(&self, line: usize, message: impl Into<String>) -> SpecError {
+        SpecError::Syntax {
+            file: self.file.to_string(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// Parses one table file's text. `file` names it in errors and in [`Table::path`].
+///
+/// Errors: [`SpecError::Syntax`] with the 1-based line of the first line that fits neither
+/// dialect. Oddities that leave the table usable (header gaps, cut-off rows, split labels, modi
+/// labels with no table...) are kept in [`Table::oddities`].
+pub fn parse_table(file: &str, text: &str) -> Result<Table, SpecError> {
+    let mut cur = Cursor::new(file, text);
+    if cur.at_end() {
+        return Err(cur.err(1, "empty table file"));
+    }
+    let dialect = match cur.peek(1) {
+        Some(l) if is_slot_line(l.text) => Dialect::B,
+        _ => Dialect::A,
+    };
+    let mut table = Table {
+        path: file.to_string(),
+        dialect,
+        arch: None,
+        arch_source: "none".into(),
+        mnemonic: String::new(),
+        description: None,
+        declared_variants: None,
+        variants: Vec::new(),
+        oddities: Vec::new(),
+    };
+    if dialect == Dialect::A {
+        parse_file_header(&mut cur, &mut table)?;
+    }
+    while !cur.at_end() {
+        let v = parse_variant(&mut cur, &mut table)?;
+        table.variants.push(v);
+    }
+    if table.mnemonic.is_empty() {
+        table.mnemonic = table
+            .variants
+            .first()
+            .map(|v| v.title.split('.').next().unwrap_or("").to_string())
+            .unwrap_or_default();
+    }
+    if let Some(n) = table.declared_variants
+        && n != table.variants.len()
+    {
+        table.oddities.push(Oddity {
+            line: 1,
+            key: String::new(),
+            kind: "variant-count".into(),
+            bits: vec![],
+            message: format!(
+                "header declares {n} variants, file has {}",
+                table.variants.len()
+            ),
+        });
+    }
+    Ok(table)
+}
+
+fn is_slot_line(t: &str) -> bool {
+    t.starts_with("WRITE ") || t.starts_with("READ ")
+}
+
+/// Dialect A: mnemonic, description, `N variants on SMxx (NAME)`.
+fn parse_file_header(cur: &mut Cursor, table: &mut Table) -> Result<(), SpecError> {
+    let m = cur.next("the mnemonic")?;
+    if m.text.contains(char::is_whitespace) || m.text.contains(',') {
+        return Err(cur.err(m.no, format!("expected a mnemonic, found `{}`", m.text)));
+    }
+    table.mnemonic = m.text.trim().to_string();
+    let d = cur.next("the description")?;
+    table.description = Some(d.text.trim().to_string());
+    let c = cur.next("the variant-count line")?;
+    let words: Vec<&str> = c.text.split_whitespace().collect();
+    match words.as_slice() {
+        [n, "variants", "on", arch, ..] => {
+            table.declared_variants = Some(
+                n.parse()
+                    .map_err(|_| cur.err(c.no, format!("`{n}` is not a variant count")))?,
+            );
+            table.arch = Some(arch.parse().map_err(|e| cur.err(c.no, format!("{e}")))?);
+            table.arch_source = "header".into();
+        }
+        _ => {
+            return Err(cur.err(
+                c.no,
+                format!("expected `N variants on SMxx (NAME)`, found `{}`", c.text),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn parse_variant(cur: &mut Cursor, table: &mut Table) -> Result<Variant, SpecError> {
+    let first = cur.peek(0).expect("caller checked");
+    let (title, sig_text, slots) = match table.dialect {
+        Dialect::A => parse_head_a(cur, &table.mnemonic)?,
+        Dialect::B => parse_head_b(cur)?,
+    };
+    let signature = parse_signature(&sig_text).map_err(|m| cur.err(first.no, m))?;
+    let d = cur.next("`distilled:`")?;
+    let distilled = d
+        .text
+        .strip_prefix("distilled:")
+        .ok_or_else(|| cur.err(d.no, format!("expected `distilled: ...`, found `{}`", d.text)))?
+        .trim()
+        .to_string();
+    let k = cur.next("`key:`")?;
+    let key = k
+        .text
+        .strip_prefix("key:")
+        .ok_or_else(|| cur.err(k.no, format!("expected `key: ...`, found `{}`", k.text)))?
+        .trim()
+        .to_string();
+    let mut v = Variant {
+        key,
+        title,
+        signature,
+        distilled,
+        slots,
+        fields: Vec::new(),
+        fixed_mask: 0,
+        fixed_value: 0,
+        undescribed: 0,
+        groups: Vec::new(),
+        line: first.no,
+        layout_lines: [0; 4],
+    };
+    parse_layout(cur, &mut v, &mut table.oddities)?;
+    while let Some(l) = cur.peek(0) {
+        if group_title(l.text).is_none() {
+            break;
+        }
+        let g = parse_group(cur, table.dialect)?;
+        v.groups.push(g);
+    }
+    check_groups(&v, &mut table.oddities);
+    Ok(v)
+}
+
+/// Dialect A: `[title]`, signature; the title defaults to the file mnemonic (LD has none).
+fn parse_head_a(
+    cur: &mut Cursor,
+    mnemonic: &str,
+) -> Result<(String, String, Vec<RegSlot>), SpecError> {
+    let is_distilled = |l: Option<Line>| l.is_some_and(|l| l.text.starts_with("distilled:"));
+    if is_distilled(cur.peek(1)) {
+        let s = cur.next("a signature")?;
+        Ok((mnemonic.to_string(), s.text.trim().to_string(), vec![]))
+    } else if is_distilled(cur.peek(2)) {
+        let t = cur.next("a title")?;
+        let s = cur.next("a signature")?;
+        Ok((t.text.trim().to_string(), s.text.trim().to_string(), vec![]))
+    } else {
+        let l = cur.peek(0).expect("caller checked");
+        Err(cur.err(
+            l.no,
+            format!(
+                "expected a variant (title, signature, `distilled:`), found `{}`",
+                l.text
+            ),
+        ))
+    }
+}
+
+/// Dialect B: `TITLE SIG, SIG` then an optional `WRITE P (1 slots) ...` line.
+fn parse_head_b(cur: &mut Cursor) -> Result<(String, String, Vec<RegSlot>), SpecError> {
+    let t = cur.next("a title line")?;
+    let (title, sig) = t
+        .text
+        .trim()
+        .split_once(' ')
+        .ok_or_else(|| cur.err(t.no, format!("expected `TITLE OPERANDS`, found `{}`", t.text)))?;
+    let mut slots = Vec::new();
+    if let Some(l) = cur.peek(0)
+        && is_slot_line(l.text)
+    {
+        cur.pos += 1;
+        slots = parse_slots(l.text).map_err(|m| cur.err(l.no, m))?;
+    }
+    Ok((title.to_string(), sig.trim().to_string(), slots))
+}
+
+/// `WRITE P (1 slots) READ R (3 slots)` -> slots.
+fn parse_slots(text: &str) -> Result<Vec<RegSlot>, String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out = Vec::new();
+    for chunk in words.chunks(4) {
+        match chunk {
+            [acc, file, n, "slots)"] => {
+                let access = match *acc {
+                    "READ" => Access::Read,
+                    "WRITE" => Access::Write,
+                    _ => return Err(format!("`{acc}` is neither READ nor WRITE")),
+                };
+                let slots = n
+                    .strip_prefix('(')
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| format!("`{n}` is not a slot count like `(2`"))?;
+                out.push(RegSlot {
+                    access,
+                    file: file.to_string(),
+                    slots,
+                });
+            }
+            _ => return Err(format!("malformed register-slot entry `{}`", chunk.join(" "))),
+        }
+    }
+    Ok(out)
+}
+
+/// Parses `P,R,[R+UR+I],P` (or with spaces after commas) into atoms and written operands.
+pub fn parse_signature(text: &str) -> Result<Signature, String> {
+    let mut atoms = Vec::new();
+    let mut operands = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        if part.is_empty() {
+            return Err(format!("empty operand in signature `{text}`"));
+        }
+        if let Some(inner) = part.strip_prefix('[') {
+            let inner = inner
+                .strip_suffix(']')
+                .ok_or_else(|| format!("unclosed `[` in signature `{text}`"))?;
+            let mut idx = Vec::new();
+            for a in inner.split('+').map(str::trim) {
+                idx.push(atoms.len());
+                atoms.push(OperandKind::from_token(a));
+            }
+            operands.push(SigOperand::Memory(idx));
+        } else {
+            if part.contains(char::is_whitespace) || part.contains(['[', ']']) {
+                return Err(format!("malformed operand `{part}` in signature `{text}`"));
+            }
+            operands.push(SigOperand::Plain(atoms.len()));
+            atoms.push(OperandKind::from_token(part));
+        }
+    }
+    Ok(Signature {
+        text: text.to_string(),
+        atoms,
+        operands,
+    })
+}
+
+/// Classifies a layout label. `None` for fixed bits and empty cells.
+fn classify(label: &str) -> FieldKind {
+    let num = |p: &str| label.strip_prefix(p).and_then(|n| n.trim().parse::<u8>().ok());
+    if let Some(n) = num("operand ") {
+        return FieldKind::Operand(n);
+    }
+    if let Some(n) = num("modi ") {
+        return FieldKind::Modifier(n);
+    }
+    match label {
+        "modi" => FieldKind::OperandModifier,
+        "pred" | "predicate" => FieldKind::Guard,
+        "stall" => FieldKind::Sched(SchedKind::Stall),
+        "y" => FieldKind::Sched(SchedKind::Yield),
+        "r-bar" => FieldKind::Sched(SchedKind::ReadBarrier),
+        "w-bar" => FieldKind::Sched(SchedKind::WriteBarrier),
+        "b-mask" => FieldKind::Sched(SchedKind::WaitMask),
+        "reuse" => FieldKind::Sched(SchedKind::Reuse),
+        other => FieldKind::Flag(other.to_string()),
+    }
+}
+
+/// Bit numbers (0..64 inside the half) of a header row, aligned by label: a new byte starts
+/// whenever the label does not increase.
+fn header_bits(cur: &Cursor, l: Line) -> Result<Vec<u8>, SpecError> {
+    let mut bits = Vec::new();
+    let mut byte = 0u8;
+    let mut prev: Option<u8> = None;
+    for (col, cell) in l.text.split('\t').enumerate() {
+        let label: u8 = match cell.trim().parse() {
+            Ok(n) if n < 8 => n,
+            _ => {
+                return Err(cur.err(
+                    l.no,
+                    format!("header cell {} is `{cell}`, not a bit number 0-7", col + 1),
+                ));
+            }
+        };
+        if prev.is_some_and(|p| label <= p) {
+            byte += 1;
+        }
+        if byte >= 8 {
+            return Err(cur.err(l.no, "header row describes more than 8 bytes"));
+        }
+        prev = Some(label);
+        bits.push(8 * byte + label);
+    }
+    Ok(bits)
+}
+
+/// Per-field bit sets under construction, in order of first appearance.
+struct FieldAcc {
+    label: String,
+    bits: BTreeSet<u8>,
+    line: usize,
+}
+
+/// Parses the four layout rows into fields, fixed bits and undescribed bits.
+fn parse_layout(
+    cur: &mut Cursor,
+    v: &mut Variant,
+    odd: &mut Vec<Oddity>,
+) -> Result<(), SpecError> {
+    let mut acc: Vec<FieldAcc> = Vec::new();
+    let mut described: u128 = 0;
+    for half in 0..2u8 {
+        let h = cur.next("a layout header row")?;
+        let c = cur.next("a layout cell row")?;
+        v.layout_lines[2 * half as usize] = h.no;
+        v.layout_lines[2 * half as usize + 1] = c.no;
+        if !h.text.contains('\t') || !c.text.contains('\t') {
+            return Err(cur.err(h.no, "expected two tab-separated layout rows"));
+        }
+        let bits = header_bits(cur, h)?;
+        let gaps: Vec<u8> = (0..64u8)
+            .filter(|b| !bits.contains(b))
+            .map(|b| b + 64 * half)
+            .collect();
+        if !gaps.is_empty() {
+            odd.push(oddity(h.no, v, "header-gap", gaps.clone(), format!(
+                "header row has {} cells; bits {:?} have no cell",
+                bits.len(),
+                gaps
+            )));
+        }
+        let cells: Vec<&str> = c.text.split('\t').map(str::trim).collect();
+        if cells.len() > bits.len() {
+            return Err(cur.err(
+                c.no,
+                format!("{} cells under a header of {} cells", cells.len(), bits.len()),
+            ));
+        }
+        let mut open: Option<usize> = None; // index into acc of the field being continued
+        for (i, &hb) in bits.iter().enumerate() {
+            let bit = hb + 64 * half;
+            let cell = match cells.get(i) {
+                Some(c) => *c,
+                None => {
+                    // Row cut off: the rest continues the last field, if any.
+                    if i == cells.len() {
+                        let rest: Vec<u8> = bits[i..].iter().map(|b| b + 64 * half).collect();
+                        let msg = match open {
+                            Some(f) => format!(
+                                "row ends after {} cells; bits {:?} taken as the rest of `{}`",
+                                cells.len(),
+                                rest,
+                                acc[f].label
+                            ),
+                            None => format!(
+                                "row ends after {} cells; bits {:?} left undescribed",
+                                cells.len(),
+                                rest
+                            ),
+                        };
+                        odd.push(oddity(c.no, v, "row-cut-off", rest, msg));
+                    }
+                    ""
+                }
+            };
+            match cell {
+                "0" | "1" => {
+                    open = None;
+                    v.fixed_mask |= 1u128 << bit;
+                    if cell == "1" {
+                        v.fixed_value |= 1u128 << bit;
+                    }
+                    described |= 1u128 << bit;
+                }
+                "" => match open {
+                    Some(f) => {
+                        acc[f].bits.insert(bit);
+                        described |= 1u128 << bit;
+                    }
+                    None => {
+                        odd.push(oddity(c.no, v, "empty-cell", vec![bit], format!(
+                            "bit {bit}: empty cell with no field on its left"
+                        )));
+                    }
+                },
+                label => {
+                    let f = match acc.iter().position(|a| a.label == label) {
+                        Some(f) => {
+                            odd.push(oddity(c.no, v, "split-label", vec![bit], format!(
+                                "label `{label}` appears again at bit {bit} (first at bit {})",
+                                acc[f].bits.first().copied().unwrap_or(0)
+                            )));
+                            f
+                        }
+                        None => {
+                            acc.push(FieldAcc {
+                                label: label.to_string(),
+                                bits: BTreeSet::new(),
+                                line: c.no,
+                            });
+                            acc.len() - 1
+                        }
+                    };
+                    acc[f].bits.insert(bit);
+                    described |= 1u128 << bit;
+                    open = Some(f);
+                }
+            }
+        }
+    }
+    v.undescribed = !described;
+    v.fields = acc.into_iter().map(finish_field).collect();
+    Ok(())
+}
+
+fn finish_field(a: FieldAcc) -> Field {
+    let mut ranges: Vec<BitRange> = Vec::new();
+    for b in a.bits {
+        match ranges.last_mut() {
+            Some(r) if r.lo as u16 + r.len as u16 == b as u16 && r.len < 64 => r.len += 1,
+            _ => ranges.push(BitRange { lo: b, len: 1 }),
+        }
+    }
+    Field {
+        kind: classify(&a.label),
+        label: a.label,
+        ranges,
+        line: a.line,
+    }
+}
+
+fn oddity(line: usize, v: &Variant, kind: &str, bits: Vec<u8>, message: String) -> Oddity {
+    Oddity {
+        line,
+        key: v.key.clone(),
+        kind: kind.to_string(),
+        bits,
+        message,
+    }
+}
+
+/// `Modifier Group N` -> (Mnemonic, N); `Operand N Modifiers` -> (Operand, N).
+fn group_title(t: &str) -> Option<(GroupKind, u8)> {
+    let t = t.trim();
+    if let Some(n) = t.strip_prefix("Modifier Group ") {
+        return n.trim().parse().ok().map(|n| (GroupKind::Mnemonic, n));
+    }
+    let n = t.strip_prefix("Operand ")?.strip_suffix(" Modifiers")?;
+    n.trim().parse().ok().map(|n| (GroupKind::Operand, n))
+}
+
+fn parse_group(cur: &mut Cursor, dialect: Dialect) -> Result<ModifierGroup, SpecError> {
+    let t = cur.next("a modifier table")?;
+    let (kind, index) = group_title(t.text).expect("caller checked");
+    if let Some(l) = cur.peek(0)
+        && l.text.split_whitespace().collect::<Vec<_>>() == ["Binary", "Value"]
+    {
+        cur.pos += 1;
+    }
+    let mut values = Vec::new();
+    let mut width = 0;
+    while let Some(l) = cur.peek(0) {
+        let text = l.text.trim();
+        let (bin, name) = match text.find(['\t', ' ']) {
+            Some(i) => (&text[..i], text[i..].trim()),
+            None => (text, ""),
+        };
+        if bin.is_empty() || !bin.bytes().all(|b| b == b'0' || b == b'1') || bin.len() > 32 {
+            break;
+        }
+        cur.pos += 1;
+        width = width.max(bin.len() as u32);
+        let value = u32::from_str_radix(bin, 2).expect("checked binary digits");
+        let name = if dialect == Dialect::B {
+            name.strip_suffix('.').unwrap_or(name)
+        } else {
+            name
+        };
+        values.push(ModifierValue {
+            value,
+            name: modifier_name(name),
+            line: l.no,
+        });
+    }
+    if values.is_empty() {
+        return Err(cur.err(t.no, format!("`{}` has no rows", t.text.trim())));
+    }
+    Ok(ModifierGroup {
+        index,
+        kind,
+        width,
+        values,
+        line: t.no,
+    })
+}
+
+fn modifier_name(name: &str) -> ModifierName {
+    if name.is_empty() || name == "(default)" {
+        return ModifierName::Default;
+    }
+    if let Some(n) = name.strip_prefix("INVALID").and_then(|n| n.parse().ok()) {
+        return ModifierName::Invalid(n);
+    }
+    if let Some(n) = name.strip_prefix("???").and_then(|n| n.parse().ok()) {
+        return ModifierName::Unknown(n);
+    }
+    ModifierName::Named(name.to_string())
+}
+
+/// Oddities between labels and modifier tables: `modi N` with no table, tables no label uses,
+/// width differences, repeated table values.
+fn check_groups(v: &Variant, odd: &mut Vec<Oddity>) {
+    for f in &v.fields {
+        let (group, what) = match f.kind {
+            FieldKind::Modifier(n) => (
+                v.group(GroupKind::Mnemonic, n),
+                format!("Modifier Group {n}"),
+            ),
+            FieldKind::OperandModifier => (
+                v.groups.iter().find(|g| g.kind == GroupKind::Operand),
+                "an `Operand N Modifiers` table".to_string(),
+            ),
+            _ => continue,
+        };
+        let bits = field_bits(f);
+        match group {
+            None => odd.push(oddity(f.line, v, "modi-without-group", bits, format!(
+                "label `{}` ({} bits) has no {what}",
+                f.label,
+                f.width()
+            ))),
+            Some(g) if g.width != f.width() => odd.push(oddity(f.line, v, "group-width", bits, format!(
+                "label `{}` covers {} bits but {what} (line {}) has {}-bit values",
+                f.label,
+                f.width(),
+                g.line,
+                g.width
+            ))),
+            Some(_) => {}
+        }
+    }
+    for g in &v.groups {
+        let used = v.fields.iter().any(|f| match (g.kind, &f.kind) {
+            (GroupKind::Mnemonic, FieldKind::Modifier(n)) => *n == g.index,
+            (GroupKind::Operand, FieldKind::OperandModifier) => true,
+            _ => false,
+        });
+        if !used {
+            odd.push(oddity(g.line, v, "group-without-label", vec![], format!(
+                "modifier table {} is used by no label",
+                g.index
+            )));
+        }
+        let mut seen = BTreeSet::new();
+        for r in &g.values {
+            if !seen.insert(r.value) {
+                odd.push(oddity(r.line, v, "group-repeated-value", vec![], format!(
+                    "value {:b} appears twice in table {}",
+                    r.value, g.index
+                )));
+            }
+        }
+    }
+}
+
+/// Every bit number of a field, ascending.
+pub fn field_bits(f: &Field) -> Vec<u8> {
+    f.ranges.iter().flat_map(|r| r.lo..=r.hi()).collect()
+}
+
+/// Parses an `Arch` for error messages in callers that have a file and line.
+pub fn parse_arch(file: &str, line: usize, s: &str) -> Result<Arch, SpecError> {
+    s.parse().map_err(|e| SpecError::Syntax {
+        file: file.to_string(),
+        line,
+        message: format!("{e}"),
+    })
+}
