@@ -35,9 +35,16 @@ impl BitRange {
     }
 }
 
+/// Most fields one variant may have (the seeds have at most 24).
+pub const MAX_FIELDS: usize = 40;
+
 /// A mask of the low `n` bits (n in 0..=128).
 pub fn bits_mask(n: u32) -> u128 {
-    if n >= 128 { u128::MAX } else { (1u128 << n) - 1 }
+    if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    }
 }
 
 /// Scheduling-control fields of the control bits (bits 105..=124 in every seed table).

@@ -164,7 +164,12 @@ fn parse_variant(cur: &mut Cursor, table: &mut Table) -> Result<Variant, SpecErr
     let distilled = d
         .text
         .strip_prefix("distilled:")
-        .ok_or_else(|| cur.err(d.no, format!("expected `distilled: ...`, found `{}`", d.text)))?
+        .ok_or_else(|| {
+            cur.err(
+                d.no,
+                format!("expected `distilled: ...`, found `{}`", d.text),
+            )
+        })?
         .trim()
         .to_string();
     let k = cur.next("`key:`")?;
@@ -228,11 +233,12 @@ fn parse_head_a(
 /// Dialect B: `TITLE SIG, SIG` then an optional `WRITE P (1 slots) ...` line.
 fn parse_head_b(cur: &mut Cursor) -> Result<(String, String, Vec<RegSlot>), SpecError> {
     let t = cur.next("a title line")?;
-    let (title, sig) = t
-        .text
-        .trim()
-        .split_once(' ')
-        .ok_or_else(|| cur.err(t.no, format!("expected `TITLE OPERANDS`, found `{}`", t.text)))?;
+    let (title, sig) = t.text.trim().split_once(' ').ok_or_else(|| {
+        cur.err(
+            t.no,
+            format!("expected `TITLE OPERANDS`, found `{}`", t.text),
+        )
+    })?;
     let mut slots = Vec::new();
     if let Some(l) = cur.peek(0)
         && is_slot_line(l.text)
@@ -265,7 +271,12 @@ fn parse_slots(text: &str) -> Result<Vec<RegSlot>, String> {
                     slots,
                 });
             }
-            _ => return Err(format!("malformed register-slot entry `{}`", chunk.join(" "))),
+            _ => {
+                return Err(format!(
+                    "malformed register-slot entry `{}`",
+                    chunk.join(" ")
+                ));
+            }
         }
     }
     Ok(out)
@@ -306,7 +317,11 @@ pub fn parse_signature(text: &str) -> Result<Signature, String> {
 
 /// Classifies a layout label. `None` for fixed bits and empty cells.
 fn classify(label: &str) -> FieldKind {
-    let num = |p: &str| label.strip_prefix(p).and_then(|n| n.trim().parse::<u8>().ok());
+    let num = |p: &str| {
+        label
+            .strip_prefix(p)
+            .and_then(|n| n.trim().parse::<u8>().ok())
+    };
     if let Some(n) = num("operand ") {
         return FieldKind::Operand(n);
     }
@@ -362,11 +377,7 @@ struct FieldAcc {
 }
 
 /// Parses the four layout rows into fields, fixed bits and undescribed bits.
-fn parse_layout(
-    cur: &mut Cursor,
-    v: &mut Variant,
-    odd: &mut Vec<Oddity>,
-) -> Result<(), SpecError> {
+fn parse_layout(cur: &mut Cursor, v: &mut Variant, odd: &mut Vec<Oddity>) -> Result<(), SpecError> {
     let mut acc: Vec<FieldAcc> = Vec::new();
     let mut described: u128 = 0;
     for half in 0..2u8 {
@@ -383,17 +394,27 @@ fn parse_layout(
             .map(|b| b + 64 * half)
             .collect();
         if !gaps.is_empty() {
-            odd.push(oddity(h.no, v, "header-gap", gaps.clone(), format!(
-                "header row has {} cells; bits {:?} have no cell",
-                bits.len(),
-                gaps
-            )));
+            odd.push(oddity(
+                h.no,
+                v,
+                "header-gap",
+                gaps.clone(),
+                format!(
+                    "header row has {} cells; bits {:?} have no cell",
+                    bits.len(),
+                    gaps
+                ),
+            ));
         }
         let cells: Vec<&str> = c.text.split('\t').map(str::trim).collect();
         if cells.len() > bits.len() {
             return Err(cur.err(
                 c.no,
-                format!("{} cells under a header of {} cells", cells.len(), bits.len()),
+                format!(
+                    "{} cells under a header of {} cells",
+                    cells.len(),
+                    bits.len()
+                ),
             ));
         }
         let mut open: Option<usize> = None; // index into acc of the field being continued
@@ -438,29 +459,34 @@ fn parse_layout(
                         described |= 1u128 << bit;
                     }
                     None => {
-                        odd.push(oddity(c.no, v, "empty-cell", vec![bit], format!(
-                            "bit {bit}: empty cell with no field on its left"
-                        )));
+                        odd.push(oddity(
+                            c.no,
+                            v,
+                            "empty-cell",
+                            vec![bit],
+                            format!("bit {bit}: empty cell with no field on its left"),
+                        ));
                     }
                 },
                 label => {
-                    let f = match acc.iter().position(|a| a.label == label) {
-                        Some(f) => {
-                            odd.push(oddity(c.no, v, "split-label", vec![bit], format!(
+                    let f =
+                        match acc.iter().position(|a| a.label == label) {
+                            Some(f) => {
+                                odd.push(oddity(c.no, v, "split-label", vec![bit], format!(
                                 "label `{label}` appears again at bit {bit} (first at bit {})",
                                 acc[f].bits.first().copied().unwrap_or(0)
                             )));
-                            f
-                        }
-                        None => {
-                            acc.push(FieldAcc {
-                                label: label.to_string(),
-                                bits: BTreeSet::new(),
-                                line: c.no,
-                            });
-                            acc.len() - 1
-                        }
-                    };
+                                f
+                            }
+                            None => {
+                                acc.push(FieldAcc {
+                                    label: label.to_string(),
+                                    bits: BTreeSet::new(),
+                                    line: c.no,
+                                });
+                                acc.len() - 1
+                            }
+                        };
                     acc[f].bits.insert(bit);
                     described |= 1u128 << bit;
                     open = Some(f);
@@ -470,6 +496,25 @@ fn parse_layout(
     }
     v.undescribed = !described;
     v.fields = acc.into_iter().map(finish_field).collect();
+    if let Some(f) = v.fields.iter().find(|f| f.width() > 64) {
+        return Err(cur.err(
+            f.line,
+            format!(
+                "field `{}` is {} bits wide; at most 64 are supported",
+                f.label,
+                f.width()
+            ),
+        ));
+    }
+    if v.fields.len() > MAX_FIELDS {
+        return Err(cur.err(
+            v.layout_lines[1],
+            format!(
+                "{} fields; at most {MAX_FIELDS} are supported",
+                v.fields.len()
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -584,18 +629,26 @@ fn check_groups(v: &Variant, odd: &mut Vec<Oddity>) {
         };
         let bits = field_bits(f);
         match group {
-            None => odd.push(oddity(f.line, v, "modi-without-group", bits, format!(
-                "label `{}` ({} bits) has no {what}",
-                f.label,
-                f.width()
-            ))),
-            Some(g) if g.width != f.width() => odd.push(oddity(f.line, v, "group-width", bits, format!(
-                "label `{}` covers {} bits but {what} (line {}) has {}-bit values",
-                f.label,
-                f.width(),
-                g.line,
-                g.width
-            ))),
+            None => odd.push(oddity(
+                f.line,
+                v,
+                "modi-without-group",
+                bits,
+                format!("label `{}` ({} bits) has no {what}", f.label, f.width()),
+            )),
+            Some(g) if g.width != f.width() => odd.push(oddity(
+                f.line,
+                v,
+                "group-width",
+                bits,
+                format!(
+                    "label `{}` covers {} bits but {what} (line {}) has {}-bit values",
+                    f.label,
+                    f.width(),
+                    g.line,
+                    g.width
+                ),
+            )),
             Some(_) => {}
         }
     }
@@ -606,18 +659,24 @@ fn check_groups(v: &Variant, odd: &mut Vec<Oddity>) {
             _ => false,
         });
         if !used {
-            odd.push(oddity(g.line, v, "group-without-label", vec![], format!(
-                "modifier table {} is used by no label",
-                g.index
-            )));
+            odd.push(oddity(
+                g.line,
+                v,
+                "group-without-label",
+                vec![],
+                format!("modifier table {} is used by no label", g.index),
+            ));
         }
         let mut seen = BTreeSet::new();
         for r in &g.values {
             if !seen.insert(r.value) {
-                odd.push(oddity(r.line, v, "group-repeated-value", vec![], format!(
-                    "value {:b} appears twice in table {}",
-                    r.value, g.index
-                )));
+                odd.push(oddity(
+                    r.line,
+                    v,
+                    "group-repeated-value",
+                    vec![],
+                    format!("value {:b} appears twice in table {}", r.value, g.index),
+                ));
             }
         }
     }

@@ -1,0 +1,412 @@
+//! Subcommands of the `sass-conform` binary (clap), mapping layer errors to messages.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use sass_conform::Arch;
+use sass_conform::codec::{Codec, EncodeOptions, VariantId, Word, field_group, sweep_words};
+use sass_conform::conform::{diff, predict};
+use sass_conform::oracle::{self, Entry, FileRecord, Manifest, Nvdisasm};
+use sass_conform::render::Renderer;
+use sass_conform::spec::{self, ModifierName};
+use std::io::{BufRead, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Spec-conformance fuzzer and differential tester for NVIDIA SASS encoding tables.
+#[derive(Parser, Debug)]
+#[command(name = "sass-conform", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Inspect the tables.
+    #[command(subcommand)]
+    Spec(SpecCmd),
+    /// Decode words (hex, or `-` for one per line on stdin): variant, text, verdict.
+    Decode(WordsArgs),
+    /// Table-based verdict for words (hex, or `-` for stdin).
+    Check(WordsArgs),
+    /// Encode a variant from `LABEL=VALUE` assignments (e.g. `operand_1=5 modi_4=EL`).
+    Encode(EncodeArgs),
+    /// Record nvdisasm's answers.
+    #[command(subcommand)]
+    Oracle(OracleCmd),
+    /// Compare the project's decoding with every recorded oracle entry (offline).
+    Diff(DiffArgs),
+}
+
+#[derive(Subcommand, Debug)]
+enum SpecCmd {
+    /// One line per table: path, arch, mnemonic, variant count.
+    List(SpecsArgs),
+    /// The parsed model of one table.
+    Dump {
+        /// Table file.
+        file: PathBuf,
+        /// Print JSON (the only format).
+        #[arg(long)]
+        json: bool,
+        /// Arch for a table without an arch line.
+        #[arg(long)]
+        arch: Option<Arch>,
+    },
+}
+
+#[derive(Args, Debug)]
+struct SpecsArgs {
+    /// Table files or folders.
+    #[arg(default_value = "specs")]
+    paths: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct WordsArgs {
+    /// Arch of the words (SM80, sm_90, ...).
+    #[arg(long)]
+    arch: Arch,
+    /// Words as hex (32 digits, most significant first); `-` reads one per line from stdin.
+    words: Vec<String>,
+    /// One JSON object per line.
+    #[arg(long)]
+    json: bool,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct EncodeArgs {
+    /// Variant key (e.g. TLD_P_R_R_R_R_UR_D_I).
+    key: String,
+    /// `LABEL=VALUE`: label as in the table with `_` or nothing for the space (`operand_1`,
+    /// `modi4`, `pred`); value a number (decimal, 0x hex, 0b binary) or a modifier name.
+    assignments: Vec<String>,
+    /// Arch, when the key exists on several.
+    #[arg(long)]
+    arch: Option<Arch>,
+    /// Allow modifier values the table marks INVALIDn.
+    #[arg(long)]
+    allow_invalid: bool,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+}
+
+#[derive(Subcommand, Debug)]
+enum OracleCmd {
+    /// Record nvdisasm's answers for every variant's sweep words into oracle/.
+    Record(RecordArgs),
+}
+
+#[derive(Args, Debug)]
+struct RecordArgs {
+    /// Folder (or files) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// Output folder.
+    #[arg(long, default_value = "oracle")]
+    out: PathBuf,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
+    /// Words per variant, at least.
+    #[arg(long, default_value_t = 200)]
+    per_variant: usize,
+    /// Seed of the random fills.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Args, Debug)]
+struct DiffArgs {
+    /// Folder of recorded oracle files.
+    #[arg(long, default_value = "oracle")]
+    oracle: PathBuf,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// Print counts and mismatch groups as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Mismatch groups to print in text mode.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.cmd {
+        Cmd::Spec(SpecCmd::List(a)) => spec_list(&a.paths),
+        Cmd::Spec(SpecCmd::Dump { file, arch, .. }) => {
+            let t = spec::load_table(&file, arch)?;
+            println!("{}", serde_json::to_string_pretty(&t)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Decode(a) => words_cmd(&a, true),
+        Cmd::Check(a) => words_cmd(&a, false),
+        Cmd::Encode(a) => encode(&a),
+        Cmd::Oracle(OracleCmd::Record(a)) => record(&a),
+        Cmd::Diff(a) => diff_cmd(&a),
+    }
+}
+
+fn load_codec(specs: &Path) -> Result<Codec> {
+    let tables = spec::load_tables(&[specs.to_path_buf()], None)?;
+    Ok(Codec::new(tables)?)
+}
+
+fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
+    let tables = spec::load_tables(paths, None)?;
+    let mut total = 0;
+    for t in &tables {
+        let arch = t.arch.map_or("-".to_string(), |a| a.to_string());
+        println!(
+            "{}\t{}\t{}\t{} variants",
+            t.path,
+            arch,
+            t.mnemonic,
+            t.variants.len()
+        );
+        total += t.variants.len();
+    }
+    println!("total\t{} tables\t{total} variants", tables.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads the words of a decode/check call: arguments, or stdin lines for `-`.
+fn for_each_word(args: &[String], mut f: impl FnMut(Word) -> Result<()>) -> Result<()> {
+    for a in args {
+        if a == "-" {
+            let stdin = std::io::stdin().lock();
+            for (i, line) in stdin.lines().enumerate() {
+                let line = line.context("reading stdin")?;
+                let t = line.trim();
+                if t.is_empty() || t.starts_with('#') {
+                    continue;
+                }
+                let w = Word::from_hex(t)
+                    .with_context(|| format!("stdin:{}: `{t}` is not a hex word", i + 1))?;
+                f(w)?;
+            }
+        } else {
+            let w = Word::from_hex(a).with_context(|| format!("`{a}` is not a hex word"))?;
+            f(w)?;
+        }
+    }
+    Ok(())
+}
+
+fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
+    let codec = load_codec(&a.specs)?;
+    if !codec.archs().contains(&a.arch) {
+        bail!(
+            "no table is loaded for {}; tables cover {:?}",
+            a.arch,
+            codec
+                .archs()
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+        );
+    }
+    let r = Renderer::new(&codec);
+    let out = std::io::stdout().lock();
+    let mut out = BufWriter::new(out);
+    for_each_word(&a.words, |w| {
+        let p = predict(&codec, &r, a.arch, w);
+        if a.json && decode {
+            serde_json::to_writer(&mut out, &p)?;
+            writeln!(out)?;
+        } else if a.json {
+            let v = serde_json::json!({"word": p.word, "arch": p.arch, "verdict": p.verdict});
+            writeln!(out, "{v}")?;
+        } else if decode {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}",
+                p.word,
+                p.key.as_deref().unwrap_or("-"),
+                p.text.as_deref().unwrap_or("(rejected)"),
+                p.verdict.name()
+            )?;
+        } else {
+            writeln!(out, "{}\t{}", p.word, serde_json::to_string(&p.verdict)?)?;
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn encode(a: &EncodeArgs) -> Result<ExitCode> {
+    let codec = load_codec(&a.specs)?;
+    let id = codec
+        .find_key(&a.key, a.arch)
+        .with_context(|| format!("no variant with key `{}`", a.key))?;
+    let values = assignments(&codec, id, &a.assignments)?;
+    let opts = EncodeOptions {
+        allow_invalid: a.allow_invalid,
+    };
+    let w = codec.encode(id, &values, opts)?;
+    let r = Renderer::new(&codec);
+    let arch = codec.table(id).arch.expect("codec tables have an arch");
+    let p = predict(&codec, &r, arch, w);
+    println!(
+        "{}\t{}\t{}",
+        w,
+        p.text.as_deref().unwrap_or("(rejected)"),
+        p.verdict.name()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Field values from `LABEL=VALUE` assignments (others 0).
+fn assignments(codec: &Codec, id: VariantId, given: &[String]) -> Result<Vec<u64>> {
+    let v = codec.variant(id);
+    let mut values = vec![0u64; v.fields.len()];
+    let squash = |s: &str| s.replace([' ', '_'], "").to_ascii_lowercase();
+    for a in given {
+        let (label, val) = a
+            .split_once('=')
+            .with_context(|| format!("`{a}` is not LABEL=VALUE"))?;
+        let i = v
+            .fields
+            .iter()
+            .position(|f| squash(&f.label) == squash(label))
+            .with_context(|| {
+                let labels: Vec<&str> = v.fields.iter().map(|f| f.label.as_str()).collect();
+                format!("{} has no field `{label}`; fields: {labels:?}", v.key)
+            })?;
+        let f = &v.fields[i];
+        values[i] = match parse_number(val) {
+            Some(n) => n,
+            None => field_group(v, f)
+                .and_then(|g| {
+                    g.values.iter().find(|r| match &r.name {
+                        ModifierName::Named(n) => n == val,
+                        ModifierName::Invalid(n) => format!("INVALID{n}") == val,
+                        _ => false,
+                    })
+                })
+                .map(|r| r.value as u64)
+                .with_context(|| format!("`{val}` is neither a number nor a value of `{label}`"))?,
+        };
+    }
+    Ok(values)
+}
+
+fn parse_number(s: &str) -> Option<u64> {
+    if let Some(h) = s.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).ok()
+    } else if let Some(b) = s.strip_prefix("0b") {
+        u64::from_str_radix(b, 2).ok()
+    } else {
+        s.parse().ok()
+    }
+}
+
+fn record(a: &RecordArgs) -> Result<ExitCode> {
+    let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+    let codec = load_codec(&a.specs)?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let manifest_path = a.out.join("MANIFEST.json");
+    let mut manifest = Manifest::read_or_default(&manifest_path)?;
+    for t in &codec.tables {
+        let arch = t.arch.expect("codec tables have an arch");
+        let mut words: Vec<u128> = Vec::new();
+        for v in &t.variants {
+            words.extend(sweep_words(v, a.per_variant, a.seed).iter().map(|w| w.0));
+        }
+        words.sort_unstable();
+        words.dedup();
+        let pb = indicatif::ProgressBar::new(words.len() as u64).with_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg:24} [{bar:40}] {pos}/{len} words {per_sec} eta {eta}",
+            )?
+            .progress_chars("=> "),
+        );
+        pb.set_message(format!("{} {}", arch, t.mnemonic));
+        let answers = nv.disassemble(arch, &words, Some(&pb))?;
+        pb.finish();
+        let mut entries: Vec<Entry> = words
+            .iter()
+            .zip(answers)
+            .map(|(&word, answer)| Entry { arch, word, answer })
+            .collect();
+        let rel = format!("{}/{}.tsv", arch.to_string().to_lowercase(), t.mnemonic);
+        let path = a.out.join(&rel);
+        oracle::write_entries(&path, &mut entries)?;
+        manifest.upsert(FileRecord {
+            path: format!("oracle/{rel}"),
+            arch,
+            entries: entries.len(),
+            nvdisasm_version: nv.version().to_string(),
+            date: oracle::today_utc(),
+            command: command.clone(),
+        });
+        let legal = entries.iter().filter(|e| e.answer.is_legal()).count();
+        eprintln!(
+            "{}: {} words, {} legal, {} illegal",
+            path.display(),
+            entries.len(),
+            legal,
+            entries.len() - legal
+        );
+    }
+    manifest.write(&manifest_path)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
+    let codec = load_codec(&a.specs)?;
+    let r = Renderer::new(&codec);
+    let files = oracle::load_dir(&a.oracle)?;
+    let entries: Vec<Entry> = files.into_iter().flat_map(|(_, e)| e).collect();
+    let res = diff(&codec, &r, &entries);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&res)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let c = &res.counts;
+    println!("entries                      {}", c.total);
+    println!("match                        {}", c.matched);
+    println!("agree illegal                {}", c.agree_illegal);
+    println!("text mismatch                {}", c.text_mismatch);
+    println!(
+        "oracle-illegal, we decode    {}",
+        c.oracle_illegal_we_decode
+    );
+    println!(
+        "we reject, oracle decodes    {}",
+        c.we_reject_oracle_decodes
+    );
+    println!("no variant                   {}", c.no_variant);
+    println!(
+        "agreement: legal text {:.2}%, legal/illegal verdict {:.2}%",
+        100.0 * c.legal_agreement(),
+        100.0 * c.verdict_agreement()
+    );
+    for g in res.groups.iter().take(a.top) {
+        println!(
+            "{:6}  {}  {}  {}\n        word {} ({})\n        nvdisasm: {}\n        diff:     {}",
+            g.count,
+            g.key,
+            g.field,
+            g.cause,
+            g.example.word,
+            g.example.arch,
+            g.example.nvdisasm,
+            g.example.diff
+        );
+    }
+    if res.groups.len() > a.top {
+        println!(
+            "... {} more groups (--top, --json)",
+            res.groups.len() - a.top
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,143 @@
+//! Table-based verdicts on a word: valid, INVALIDn modifier, reserved bit, undescribed bits,
+//! no variant, ambiguous variant.
+
+use super::{Codec, Decoded, VariantId, Word, bit_list, modifier_name};
+use crate::arch::Arch;
+use crate::spec::ModifierName;
+use serde::Serialize;
+
+/// What the tables say of a word (precedence: ambiguous, invalid modifier, undescribed bits,
+/// valid; reserved bit and no variant when nothing matches).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum Verdict {
+    /// One variant matches, every modifier value is named, no undescribed bit is set.
+    Valid {
+        /// Variant key.
+        key: String,
+    },
+    /// A modifier field holds a value its table marks `INVALIDn` or `???n`, or has no row for.
+    InvalidModifier {
+        /// Variant key.
+        key: String,
+        /// Field label (`modi 4`).
+        field: String,
+        /// The field's value.
+        value: u64,
+        /// The table's name for it (`INVALID6`, `???0`, or `(no row)`).
+        name: String,
+    },
+    /// Bits set that no cell of the matching variant describes (header gaps).
+    UndescribedBits {
+        /// Variant key.
+        key: String,
+        /// The bits set.
+        bits: Vec<u8>,
+    },
+    /// The word's opcode is a tabled mnemonic's, but fixed (reserved) bits differ from every
+    /// variant; `key` is the nearest variant and `bits` the fixed bits that differ from it.
+    ReservedBit {
+        /// Nearest variant key.
+        key: String,
+        /// Fixed bits that differ.
+        bits: Vec<u8>,
+    },
+    /// No table of this arch knows the word's opcode.
+    NoVariant,
+    /// Several variants' fixed bits match the word: the tables are ambiguous.
+    Ambiguous {
+        /// Keys of every matching variant, table order.
+        keys: Vec<String>,
+    },
+}
+
+impl Verdict {
+    /// Short name: `valid`, `invalid-modifier`, ...
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Valid { .. } => "valid",
+            Verdict::InvalidModifier { .. } => "invalid-modifier",
+            Verdict::UndescribedBits { .. } => "undescribed-bits",
+            Verdict::ReservedBit { .. } => "reserved-bit",
+            Verdict::NoVariant => "no-variant",
+            Verdict::Ambiguous { .. } => "ambiguous",
+        }
+    }
+}
+
+impl Codec {
+    /// The verdict for `word` on `arch`.
+    pub fn check(&self, arch: Arch, word: Word) -> Verdict {
+        match self.decode(arch, word) {
+            Some(d) => self.verdict_of(&d),
+            None => self.nearest(arch, word),
+        }
+    }
+
+    /// The verdict for an already decoded word.
+    pub fn verdict_of(&self, d: &Decoded) -> Verdict {
+        let v = self.variant(d.id);
+        if d.n_others > 0 {
+            let mut keys = vec![v.key.clone()];
+            keys.extend(d.others().iter().map(|&o| self.variant(o).key.clone()));
+            return Verdict::Ambiguous { keys };
+        }
+        for (f, &val) in v.fields.iter().zip(d.values()) {
+            let name = match (super::field_group(v, f), modifier_name(v, f, val)) {
+                (None, _) => continue,
+                (Some(_), None) => "(no row)".to_string(),
+                (Some(_), Some(ModifierName::Invalid(n))) => format!("INVALID{n}"),
+                (Some(_), Some(ModifierName::Unknown(n))) => format!("???{n}"),
+                (Some(_), Some(_)) => continue,
+            };
+            return Verdict::InvalidModifier {
+                key: v.key.clone(),
+                field: f.label.clone(),
+                value: val,
+                name,
+            };
+        }
+        if d.undescribed_set != 0 {
+            return Verdict::UndescribedBits {
+                key: v.key.clone(),
+                bits: bit_list(d.undescribed_set),
+            };
+        }
+        Verdict::Valid { key: v.key.clone() }
+    }
+
+    /// No variant matches: the nearest variant among the tables whose opcode bits (the bits
+    /// every variant of the table fixes to the same value) match, else `NoVariant`.
+    fn nearest(&self, arch: Arch, word: Word) -> Verdict {
+        let Some(idx) = self.arch_index(arch) else {
+            return Verdict::NoVariant;
+        };
+        let mut all = Vec::new();
+        idx.all(&mut all);
+        let best = all
+            .iter()
+            .filter(|(id, _, _)| {
+                let (m, val) = self.opcode_bits(*id);
+                word.0 & m == val
+            })
+            .min_by_key(|(id, m, val)| (((word.0 ^ val) & m).count_ones(), *id));
+        match best {
+            Some((id, m, val)) => Verdict::ReservedBit {
+                key: self.variant(*id).key.clone(),
+                bits: bit_list((word.0 ^ val) & m),
+            },
+            None => Verdict::NoVariant,
+        }
+    }
+
+    /// (mask, value) of the bits every variant of `id`'s table fixes to the same value.
+    pub fn opcode_bits(&self, id: VariantId) -> (u128, u128) {
+        let t = self.table(id);
+        let first = t.variants[0].fixed_value;
+        let m = t
+            .variants
+            .iter()
+            .fold(!0u128, |m, v| m & v.fixed_mask & !(v.fixed_value ^ first));
+        (m, first & m)
+    }
+}

@@ -1,0 +1,278 @@
+//! Codec layer: words <-> variants and field values, built at run time from parsed tables.
+
+mod check;
+mod index;
+mod sweep;
+mod word;
+
+pub use check::Verdict;
+pub use sweep::{SplitMix64, sweep_words};
+pub use word::{Word, bit_list};
+
+use crate::arch::Arch;
+use crate::spec::{Field, FieldKind, GroupKind, ModifierName, Table, Variant};
+use index::Index;
+use std::collections::BTreeMap;
+
+/// Errors of the codec layer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CodecError {
+    /// A value wider than its field.
+    #[error("value {value} does not fit field `{field}` ({width} bits)")]
+    OutOfRange {
+        /// Field label (or bit range).
+        field: String,
+        /// Field width in bits.
+        width: u32,
+        /// The refused value.
+        value: u64,
+    },
+    /// A modifier value the table marks `INVALIDn`, refused unless invalid values are allowed.
+    #[error(
+        "value {value:#b} of `{field}` is {name} in the table; pass --allow-invalid to encode it"
+    )]
+    InvalidModifier {
+        /// Field label.
+        field: String,
+        /// The value.
+        value: u64,
+        /// The table's name (`INVALID6`).
+        name: String,
+    },
+    /// The number of values differs from the number of fields.
+    #[error("variant {key} has {fields} fields, {given} values given")]
+    ValueCount {
+        /// Variant key.
+        key: String,
+        /// Field count.
+        fields: usize,
+        /// Values given.
+        given: usize,
+    },
+    /// No variant has this key.
+    #[error("no variant with key `{0}`")]
+    UnknownKey(String),
+    /// `LABEL=VALUE` names no field, or the value is neither a number nor a modifier name.
+    #[error("variant {key}: {message}")]
+    BadAssignment {
+        /// Variant key.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A table with no arch (no header line, no manifest entry, no --arch).
+    #[error("{0}: table has no arch; give --arch or add it to specs/ARCH_MANIFEST.tsv")]
+    NoArch(String),
+    /// No table for this arch.
+    #[error("no table is loaded for {0}")]
+    NoTables(Arch),
+}
+
+/// Identifies a variant inside a [`Codec`]: (table index, variant index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VariantId {
+    /// Index into [`Codec::tables`].
+    pub table: u16,
+    /// Index into that table's variants.
+    pub variant: u16,
+}
+
+pub use crate::spec::MAX_FIELDS;
+/// Most further matching variants a decode records.
+pub const MAX_OTHERS: usize = 8;
+
+/// A decoded word: the matching variant and every field's value, without heap allocation.
+#[derive(Debug, Clone, Copy)]
+pub struct Decoded {
+    /// The word.
+    pub word: Word,
+    /// The first matching variant (table order).
+    pub id: VariantId,
+    /// Field values in the variant's field order (`values[..n_fields]`).
+    pub values: [u64; MAX_FIELDS],
+    /// Number of fields.
+    pub n_fields: usize,
+    /// Bits set in the word that the variant's table does not describe.
+    pub undescribed_set: u128,
+    /// Other variants whose fixed bits also match (a table ambiguity).
+    pub others: [VariantId; MAX_OTHERS],
+    /// Number of entries in `others`.
+    pub n_others: usize,
+}
+
+impl Decoded {
+    /// Field values as a slice.
+    pub fn values(&self) -> &[u64] {
+        &self.values[..self.n_fields]
+    }
+    /// Other matching variants.
+    pub fn others(&self) -> &[VariantId] {
+        &self.others[..self.n_others]
+    }
+}
+
+/// Options for [`Codec::encode`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EncodeOptions {
+    /// Encode modifier values the table marks `INVALIDn`.
+    pub allow_invalid: bool,
+}
+
+/// Tables plus a per-arch decode index.
+#[derive(Debug)]
+pub struct Codec {
+    /// The tables, as loaded.
+    pub tables: Vec<Table>,
+    index: BTreeMap<Arch, Index>,
+}
+
+impl Codec {
+    /// Builds the decode index of every table. Errors if a table has no arch.
+    pub fn new(tables: Vec<Table>) -> Result<Codec, CodecError> {
+        let mut by_arch: BTreeMap<Arch, Vec<(VariantId, u128, u128)>> = BTreeMap::new();
+        for (ti, t) in tables.iter().enumerate() {
+            let arch = t.arch.ok_or_else(|| CodecError::NoArch(t.path.clone()))?;
+            for (vi, v) in t.variants.iter().enumerate() {
+                let id = VariantId {
+                    table: ti as u16,
+                    variant: vi as u16,
+                };
+                by_arch
+                    .entry(arch)
+                    .or_default()
+                    .push((id, v.fixed_mask, v.fixed_value));
+            }
+        }
+        let index = by_arch
+            .into_iter()
+            .map(|(a, vs)| (a, Index::build(vs)))
+            .collect();
+        Ok(Codec { tables, index })
+    }
+
+    /// The archs that have tables.
+    pub fn archs(&self) -> Vec<Arch> {
+        self.index.keys().copied().collect()
+    }
+
+    /// The variant behind an id.
+    pub fn variant(&self, id: VariantId) -> &Variant {
+        &self.tables[id.table as usize].variants[id.variant as usize]
+    }
+
+    /// The table behind an id.
+    pub fn table(&self, id: VariantId) -> &Table {
+        &self.tables[id.table as usize]
+    }
+
+    /// Every variant id, in table order.
+    pub fn ids(&self) -> impl Iterator<Item = VariantId> + '_ {
+        self.tables.iter().enumerate().flat_map(|(ti, t)| {
+            (0..t.variants.len()).map(move |vi| VariantId {
+                table: ti as u16,
+                variant: vi as u16,
+            })
+        })
+    }
+
+    /// The variant with this key (and arch, when given).
+    pub fn find_key(&self, key: &str, arch: Option<Arch>) -> Option<VariantId> {
+        self.ids().find(|&id| {
+            self.variant(id).key == key && arch.is_none_or(|a| self.table(id).arch == Some(a))
+        })
+    }
+
+    /// Decodes `word` on `arch`: the first variant (table order) whose fixed bits all match,
+    /// with the others that also match. `None` when no variant matches.
+    pub fn decode(&self, arch: Arch, word: Word) -> Option<Decoded> {
+        let idx = self.index.get(&arch)?;
+        let mut found = [VariantId {
+            table: 0,
+            variant: 0,
+        }; MAX_OTHERS + 1];
+        let n = idx.matches(word.0, &mut found);
+        if n == 0 {
+            return None;
+        }
+        let mut d = self.decode_as(found[0], word)?;
+        d.n_others = n - 1;
+        d.others[..n - 1].copy_from_slice(&found[1..n]);
+        Some(d)
+    }
+
+    /// Decodes `word` as variant `id` whether or not its fixed bits match (`None` if the
+    /// variant has more than [`MAX_FIELDS`] fields).
+    pub fn decode_as(&self, id: VariantId, word: Word) -> Option<Decoded> {
+        let v = self.variant(id);
+        if v.fields.len() > MAX_FIELDS {
+            return None;
+        }
+        let mut d = Decoded {
+            word,
+            id,
+            values: [0; MAX_FIELDS],
+            n_fields: v.fields.len(),
+            undescribed_set: word.0 & v.undescribed,
+            others: [id; MAX_OTHERS],
+            n_others: 0,
+        };
+        for (slot, f) in d.values.iter_mut().zip(&v.fields) {
+            *slot = word.get_field(f);
+        }
+        Some(d)
+    }
+
+    /// Encodes a variant with one value per field (field order). Undescribed bits are zero.
+    /// Errors: wrong value count, a value wider than its field, an `INVALIDn` modifier value
+    /// unless `opts.allow_invalid`.
+    pub fn encode(
+        &self,
+        id: VariantId,
+        values: &[u64],
+        opts: EncodeOptions,
+    ) -> Result<Word, CodecError> {
+        let v = self.variant(id);
+        if values.len() != v.fields.len() {
+            return Err(CodecError::ValueCount {
+                key: v.key.clone(),
+                fields: v.fields.len(),
+                given: values.len(),
+            });
+        }
+        let mut w = Word(v.fixed_value);
+        for (f, &val) in v.fields.iter().zip(values) {
+            w.set_field(f, val)?;
+            if !opts.allow_invalid
+                && let Some(ModifierName::Invalid(n)) = modifier_name(v, f, val)
+            {
+                return Err(CodecError::InvalidModifier {
+                    field: f.label.clone(),
+                    value: val,
+                    name: format!("INVALID{n}"),
+                });
+            }
+        }
+        Ok(w)
+    }
+
+    /// The arch index, for verdicts.
+    fn arch_index(&self, arch: Arch) -> Option<&Index> {
+        self.index.get(&arch)
+    }
+}
+
+/// The modifier table a field is looked up in, if it is a modifier field and the table exists.
+pub fn field_group<'a>(v: &'a Variant, f: &Field) -> Option<&'a crate::spec::ModifierGroup> {
+    match f.kind {
+        FieldKind::Modifier(n) => v.group(GroupKind::Mnemonic, n),
+        FieldKind::OperandModifier => v.groups.iter().find(|g| g.kind == GroupKind::Operand),
+        _ => None,
+    }
+}
+
+/// The table's name for a modifier field's value (`None` for non-modifier fields and values
+/// the table has no row for).
+pub fn modifier_name<'a>(v: &'a Variant, f: &Field, value: u64) -> Option<&'a ModifierName> {
+    let g = field_group(v, f)?;
+    g.lookup(u32::try_from(value).ok()?).map(|r| &r.name)
+}
