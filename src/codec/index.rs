@@ -41,8 +41,8 @@ impl Index {
         }
     }
 
-    /// Writes the matching variants (table order) into `out`; returns how many (at most
-    /// `out.len()`).
+    /// Writes the first `out.len()` matching variants (table order) into `out`; returns how
+    /// many match in all.
     pub(super) fn matches(&self, word: u128, out: &mut [VariantId]) -> usize {
         match self {
             Index::Split { mask, children } => match children.get(&(word & mask)) {
@@ -52,8 +52,10 @@ impl Index {
             Index::Leaf(vs) => {
                 let mut n = 0;
                 for (id, m, val) in vs {
-                    if word & m == *val && n < out.len() {
-                        out[n] = *id;
+                    if word & m == *val {
+                        if n < out.len() {
+                            out[n] = *id;
+                        }
                         n += 1;
                     }
                 }

@@ -2,10 +2,12 @@
 
 mod check;
 mod index;
+mod roundtrip;
 mod sweep;
 mod word;
 
 pub use check::Verdict;
+pub use roundtrip::{RoundTrip, RoundTripError, values_roundtrip, word_roundtrip};
 pub use sweep::{SplitMix64, sweep_words};
 pub use word::{Word, bit_list};
 
@@ -79,7 +81,7 @@ pub struct VariantId {
 
 pub use crate::spec::MAX_FIELDS;
 /// Most further matching variants a decode records.
-pub const MAX_OTHERS: usize = 8;
+pub const MAX_OTHERS: usize = 16;
 
 /// A decoded word: the matching variant and every field's value, without heap allocation.
 #[derive(Debug, Clone, Copy)]
@@ -98,6 +100,9 @@ pub struct Decoded {
     pub others: [VariantId; MAX_OTHERS],
     /// Number of entries in `others`.
     pub n_others: usize,
+    /// Number of variants that match in all (`n_others + 1` unless more than
+    /// [`MAX_OTHERS`] others match).
+    pub n_matches: usize,
 }
 
 impl Decoded {
@@ -195,8 +200,10 @@ impl Codec {
             return None;
         }
         let mut d = self.decode_as(found[0], word)?;
-        d.n_others = n - 1;
-        d.others[..n - 1].copy_from_slice(&found[1..n]);
+        let kept = n.min(MAX_OTHERS + 1);
+        d.n_others = kept - 1;
+        d.n_matches = n;
+        d.others[..kept - 1].copy_from_slice(&found[1..kept]);
         Some(d)
     }
 
@@ -215,6 +222,7 @@ impl Codec {
             undescribed_set: word.0 & v.undescribed,
             others: [id; MAX_OTHERS],
             n_others: 0,
+            n_matches: 1,
         };
         for (slot, f) in d.values.iter_mut().zip(&v.fields) {
             *slot = word.get_field(f);

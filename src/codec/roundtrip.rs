@@ -1,0 +1,114 @@
+//! The round-trip properties shared by `cargo test` and the `roundtrip` fuzz target.
+
+use super::{Codec, CodecError, EncodeOptions, VariantId, Word, bit_list};
+use crate::arch::Arch;
+use crate::spec::bits_mask;
+
+/// What a successful round trip found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoundTrip {
+    /// No variant of the arch matches the word (nothing to round-trip).
+    NoVariant,
+    /// Same bits / same variant and values.
+    Exact,
+    /// The encoded word also matches other variants: a table overlap, not a codec bug.
+    Overlap {
+        /// The variant that was encoded.
+        encoded: VariantId,
+        /// The variant decode picked first.
+        decoded: VariantId,
+    },
+}
+
+/// A broken round-trip property: a codec bug (or a table the codec cannot represent).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoundTripError {
+    /// decode -> encode changed described bits.
+    #[error("{arch} word {word}: decode -> encode as {key} gives {back}; bits {bits:?} differ")]
+    Bits {
+        /// Arch.
+        arch: Arch,
+        /// Input word.
+        word: Word,
+        /// Variant key.
+        key: String,
+        /// Re-encoded word.
+        back: Word,
+        /// Described bits that differ.
+        bits: Vec<u8>,
+    },
+    /// encode -> decode lost the variant or changed a value.
+    #[error("{key}: encode -> decode gives {message}")]
+    Values {
+        /// Variant key.
+        key: String,
+        /// What differs.
+        message: String,
+    },
+    /// The codec refused its own decoded values.
+    #[error("{0}")]
+    Codec(#[from] CodecError),
+}
+
+/// Property (a): decode `word`, encode the values again; every described bit must come back
+/// and no undescribed bit may be set.
+pub fn word_roundtrip(codec: &Codec, arch: Arch, word: Word) -> Result<RoundTrip, RoundTripError> {
+    let Some(d) = codec.decode(arch, word) else {
+        return Ok(RoundTrip::NoVariant);
+    };
+    let v = codec.variant(d.id);
+    let back = codec.encode(d.id, d.values(), EncodeOptions { allow_invalid: true })?;
+    let differ = ((back.0 ^ word.0) & v.described_mask()) | (back.0 & v.undescribed);
+    if differ != 0 {
+        return Err(RoundTripError::Bits {
+            arch,
+            word,
+            key: v.key.clone(),
+            back,
+            bits: bit_list(differ),
+        });
+    }
+    Ok(RoundTrip::Exact)
+}
+
+/// Property (b): encode variant `id` with `values` (each masked to its field's width), decode;
+/// the variant and every value must come back, or the word must also match `id` (an overlap).
+pub fn values_roundtrip(
+    codec: &Codec,
+    id: VariantId,
+    values: &[u64],
+) -> Result<RoundTrip, RoundTripError> {
+    let v = codec.variant(id);
+    let masked: Vec<u64> = v
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| values.get(i).copied().unwrap_or(0) & bits_mask(f.width()) as u64)
+        .collect();
+    let w = codec.encode(id, &masked, EncodeOptions { allow_invalid: true })?;
+    let arch = codec.table(id).arch.expect("codec tables have an arch");
+    let err = |message: String| RoundTripError::Values {
+        key: v.key.clone(),
+        message,
+    };
+    let d = codec
+        .decode(arch, w)
+        .ok_or_else(|| err(format!("no variant for {w}")))?;
+    if d.id != id {
+        return if w.0 & v.fixed_mask == v.fixed_value {
+            Ok(RoundTrip::Overlap {
+                encoded: id,
+                decoded: d.id,
+            })
+        } else {
+            Err(err(format!(
+                "{w} decodes as {} and not as itself",
+                codec.variant(d.id).key
+            )))
+        };
+    }
+    if d.values() != masked.as_slice() {
+        return Err(err(format!("values {:?}, encoded {masked:?}", d.values())));
+    }
+    Ok(RoundTrip::Exact)
+}
