@@ -3,8 +3,10 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use sass_conform::Arch;
-use sass_conform::codec::{Codec, EncodeOptions, VariantId, Word, field_group, sweep_words};
-use sass_conform::conform::{diff, predict};
+use sass_conform::codec::{
+    Codec, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
+};
+use sass_conform::conform::{Finding, diff, lint, predict};
 use sass_conform::oracle::{self, Entry, FileRecord, Manifest, Nvdisasm};
 use sass_conform::render::Renderer;
 use sass_conform::spec::{self, ModifierName};
@@ -36,6 +38,44 @@ enum Cmd {
     Oracle(OracleCmd),
     /// Compare the project's decoding with every recorded oracle entry (offline).
     Diff(DiffArgs),
+    /// Static findings: what the tables say that is inconsistent on its own terms.
+    Lint(LintArgs),
+    /// Fuzz corpora.
+    #[command(subcommand)]
+    Corpus(CorpusCmd),
+}
+
+#[derive(Subcommand, Debug)]
+enum CorpusCmd {
+    /// Write roundtrip seeds made of real words: every variant's fixed word and, per variant,
+    /// up to N recorded oracle words nvdisasm accepts.
+    Seed {
+        /// Output folder.
+        #[arg(long, default_value = "corpus/roundtrip")]
+        out: PathBuf,
+        /// Folder of recorded oracle files.
+        #[arg(long, default_value = "oracle")]
+        oracle: PathBuf,
+        /// Tables.
+        #[arg(long, default_value = "specs")]
+        specs: PathBuf,
+        /// Oracle words per variant.
+        #[arg(long, default_value_t = 4)]
+        per_variant: usize,
+    },
+}
+
+#[derive(Args, Debug)]
+struct LintArgs {
+    /// Table files or folders.
+    #[arg(default_value = "specs")]
+    paths: Vec<PathBuf>,
+    /// Arch for tables without an arch line.
+    #[arg(long)]
+    arch: Option<Arch>,
+    /// One JSON object per finding per line.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -150,6 +190,13 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Encode(a) => encode(&a),
         Cmd::Oracle(OracleCmd::Record(a)) => record(&a),
         Cmd::Diff(a) => diff_cmd(&a),
+        Cmd::Lint(a) => lint_cmd(&a),
+        Cmd::Corpus(CorpusCmd::Seed {
+            out,
+            oracle,
+            specs,
+            per_variant,
+        }) => corpus_seed(&out, &oracle, &specs, per_variant),
     }
 }
 
@@ -408,5 +455,70 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
             res.groups.len() - a.top
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn lint_cmd(a: &LintArgs) -> Result<ExitCode> {
+    let codec = Codec::new(spec::load_tables(&a.paths, a.arch)?)?;
+    let findings = lint(&codec);
+    print_findings(&findings, a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Findings as lines (`file:line: [kind] key: message (bits)`) plus a count by kind, or as
+/// JSON lines.
+fn print_findings(findings: &[Finding], json: bool) -> Result<()> {
+    let out = std::io::stdout().lock();
+    let mut out = BufWriter::new(out);
+    let mut by_kind: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in findings {
+        *by_kind.entry(&f.kind).or_default() += 1;
+        if json {
+            serde_json::to_writer(&mut out, f)?;
+            writeln!(out)?;
+        } else {
+            writeln!(out, "{}", f.line_text())?;
+        }
+    }
+    if !json {
+        writeln!(out, "{} findings", findings.len())?;
+        for (k, n) in by_kind {
+            writeln!(out, "  {n:5} {k}")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn corpus_seed(
+    out: &Path,
+    oracle_dir: &Path,
+    specs: &Path,
+    per_variant: usize,
+) -> Result<ExitCode> {
+    let codec = load_codec(specs)?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut seeds: Vec<(VariantId, Word)> = codec
+        .ids()
+        .map(|id| (id, Word(codec.variant(id).fixed_value)))
+        .collect();
+    let mut taken: std::collections::HashMap<VariantId, usize> = Default::default();
+    for (_, entries) in oracle::load_dir(oracle_dir)? {
+        for e in entries.iter().filter(|e| e.answer.is_legal()) {
+            if let Some(d) = codec.decode(e.arch, Word(e.word)) {
+                let n = taken.entry(d.id).or_default();
+                if *n < per_variant {
+                    *n += 1;
+                    seeds.push((d.id, Word(e.word)));
+                }
+            }
+        }
+    }
+    for (id, w) in &seeds {
+        let name = format!("seed-{}-{}", codec.variant(*id).key, w);
+        std::fs::write(out.join(name), FuzzCase::seed_bytes(&codec, *id, *w))
+            .with_context(|| format!("writing into {}", out.display()))?;
+    }
+    eprintln!("{} seeds written to {}", seeds.len(), out.display());
     Ok(ExitCode::SUCCESS)
 }

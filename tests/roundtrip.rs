@@ -39,7 +39,9 @@ fn encode_then_decode_gives_the_variant_and_values() {
     let (mut exact, mut overlap) = (0, 0);
     for id in c.ids().collect::<Vec<_>>() {
         for _ in 0..64 {
-            let vals: Vec<u64> = (0..c.variant(id).fields.len()).map(|_| rng.next_u64()).collect();
+            let vals: Vec<u64> = (0..c.variant(id).fields.len())
+                .map(|_| rng.next_u64())
+                .collect();
             match values_roundtrip(&c, id, &vals) {
                 Ok(RoundTrip::Exact) => exact += 1,
                 Ok(RoundTrip::Overlap { .. }) => overlap += 1,

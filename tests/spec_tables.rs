@@ -28,7 +28,13 @@ fn all_143_variants_parse() {
     let arches: Vec<Option<Arch>> = t.iter().map(|t| t.arch).collect();
     assert_eq!(
         arches,
-        vec![Some(Arch(100)), Some(Arch(100)), Some(Arch(80)), Some(Arch(90)), Some(Arch(90))]
+        vec![
+            Some(Arch(100)),
+            Some(Arch(100)),
+            Some(Arch(80)),
+            Some(Arch(90)),
+            Some(Arch(90))
+        ]
     );
     assert_eq!(t[4].arch_source, "manifest");
 }
@@ -38,10 +44,19 @@ fn tld_first_variant_fields() {
     let t = specs();
     let tld = &t[1].variants[0];
     assert_eq!(tld.key, "TLD_P_R_R_R_R_UR_D_I");
-    assert_eq!(tld.distilled, "@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;");
+    assert_eq!(
+        tld.distilled,
+        "@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;"
+    );
     // Fixed word of the table's own bits equals nvdisasm's word for the distilled line.
     assert_eq!(tld.fixed_value, 0x00000000080000000000000000000f66);
-    let f = |label: &str| tld.fields.iter().find(|f| f.label == label).unwrap().clone();
+    let f = |label: &str| {
+        tld.fields
+            .iter()
+            .find(|f| f.label == label)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(f("pred").ranges, vec![BitRange { lo: 12, len: 4 }]);
     assert_eq!(f("operand 1").ranges, vec![BitRange { lo: 64, len: 8 }]);
     assert_eq!(f("operand 0").ranges, vec![BitRange { lo: 81, len: 3 }]);
@@ -62,7 +77,10 @@ fn ld_header_gaps_leave_bits_undescribed() {
     assert_eq!(ld.key, "LD_R_R");
     assert_eq!(ld.title, "LD");
     // Header row 1 starts at bit 1 and skips the first bit of bytes 4 and 5.
-    assert_eq!(ld.undescribed & 0xffff_ffff_ffff_ffff, (1 << 0) | (1 << 32) | (1 << 40));
+    assert_eq!(
+        ld.undescribed & 0xffff_ffff_ffff_ffff,
+        (1 << 0) | (1 << 32) | (1 << 40)
+    );
     assert_eq!(ld.fixed_value & 0xfff, 0x980);
 }
 
@@ -72,7 +90,11 @@ fn ld_cut_off_row_extends_the_immediate() {
     let v = t[2].variants.iter().find(|v| v.key == "LD_R_R_I").unwrap();
     let imm = v.fields.iter().find(|f| f.label == "operand 2").unwrap();
     assert_eq!(imm.ranges, vec![BitRange { lo: 32, len: 32 }]);
-    assert!(t[2].oddities.iter().any(|o| o.kind == "row-cut-off" && o.key == "LD_R_R_I"));
+    assert!(
+        t[2].oddities
+            .iter()
+            .any(|o| o.kind == "row-cut-off" && o.key == "LD_R_R_I")
+    );
 }
 
 #[test]
@@ -83,11 +105,24 @@ fn tld4_dialect_b() {
     assert_eq!(v.title, "TLD4");
     assert_eq!(v.signature.atoms.len(), 7);
     assert_eq!(v.slots.len(), 4);
-    assert_eq!(v.slots[1], RegSlot { access: Access::Write, file: "R".into(), slots: 2 });
+    assert_eq!(
+        v.slots[1],
+        RegSlot {
+            access: Access::Write,
+            file: "R".into(),
+            slots: 2
+        }
+    );
     let op5 = v.fields.iter().find(|f| f.label == "operand 5").unwrap();
-    assert_eq!(op5.ranges, vec![BitRange { lo: 40, len: 13 }, BitRange { lo: 54, len: 1 }]);
+    assert_eq!(
+        op5.ranges,
+        vec![BitRange { lo: 40, len: 13 }, BitRange { lo: 54, len: 1 }]
+    );
     let g1 = v.group(GroupKind::Mnemonic, 1).unwrap();
-    assert_eq!(g1.lookup(1).unwrap().name, ModifierName::Named("AOFFI".into()));
+    assert_eq!(
+        g1.lookup(1).unwrap().name,
+        ModifierName::Named("AOFFI".into())
+    );
     assert_eq!(g1.lookup(0).unwrap().name, ModifierName::Default);
 }
 
@@ -97,5 +132,8 @@ fn malformed_input_names_file_and_line() {
     let e = parse_table("bad.txt", bad).unwrap_err().to_string();
     assert_eq!(e, "bad.txt:15: header cell 3 is `x`, not a bit number 0-7");
     let e = parse_table("t.txt", "TLD\nTexture\n6 variants on SM100\nTLD\nP\n").unwrap_err();
-    assert!(e.to_string().starts_with("t.txt:4: expected a variant"), "{e}");
+    assert!(
+        e.to_string().starts_with("t.txt:4: expected a variant"),
+        "{e}"
+    );
 }

@@ -130,14 +130,14 @@ impl Codec {
         }
     }
 
-    /// (mask, value) of the bits every variant of `id`'s table fixes to the same value.
+    /// (mask, value) of the opcode bits of `id`'s table: those of bits 0..=11 (the SASS opcode
+    /// field) that every variant of the table fixes to the same value.
     pub fn opcode_bits(&self, id: VariantId) -> (u128, u128) {
         let t = self.table(id);
         let first = t.variants[0].fixed_value;
-        let m = t
-            .variants
-            .iter()
-            .fold(!0u128, |m, v| m & v.fixed_mask & !(v.fixed_value ^ first));
+        let m = t.variants.iter().fold(0xfffu128, |m, v| {
+            m & v.fixed_mask & !(v.fixed_value ^ first)
+        });
         (m, first & m)
     }
 }

@@ -1,12 +1,14 @@
 //! Codec layer: words <-> variants and field values, built at run time from parsed tables.
 
 mod check;
+mod fuzz;
 mod index;
 mod roundtrip;
 mod sweep;
 mod word;
 
 pub use check::Verdict;
+pub use fuzz::{FuzzCase, run_case};
 pub use roundtrip::{RoundTrip, RoundTripError, values_roundtrip, word_roundtrip};
 pub use sweep::{SplitMix64, sweep_words};
 pub use word::{Word, bit_list};

@@ -57,7 +57,13 @@ pub fn word_roundtrip(codec: &Codec, arch: Arch, word: Word) -> Result<RoundTrip
         return Ok(RoundTrip::NoVariant);
     };
     let v = codec.variant(d.id);
-    let back = codec.encode(d.id, d.values(), EncodeOptions { allow_invalid: true })?;
+    let back = codec.encode(
+        d.id,
+        d.values(),
+        EncodeOptions {
+            allow_invalid: true,
+        },
+    )?;
     let differ = ((back.0 ^ word.0) & v.described_mask()) | (back.0 & v.undescribed);
     if differ != 0 {
         return Err(RoundTripError::Bits {
@@ -85,7 +91,13 @@ pub fn values_roundtrip(
         .enumerate()
         .map(|(i, f)| values.get(i).copied().unwrap_or(0) & bits_mask(f.width()) as u64)
         .collect();
-    let w = codec.encode(id, &masked, EncodeOptions { allow_invalid: true })?;
+    let w = codec.encode(
+        id,
+        &masked,
+        EncodeOptions {
+            allow_invalid: true,
+        },
+    )?;
     let arch = codec.table(id).arch.expect("codec tables have an arch");
     let err = |message: String| RoundTripError::Values {
         key: v.key.clone(),

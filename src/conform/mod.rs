@@ -1,6 +1,12 @@
 //! Conform layer: the project's prediction for a word, and the diff against recorded nvdisasm
 //! answers (counts, and mismatches grouped by variant, field and cause).
 
+pub mod finding;
+pub mod lint;
+
+pub use finding::{Evidence, Finding};
+pub use lint::lint;
+
 use crate::arch::Arch;
 use crate::codec::{Codec, Verdict, Word};
 use crate::oracle::{Answer, Entry};

@@ -130,3 +130,40 @@ pub fn load_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<Table>, 
     }
     Ok(out)
 }
+
+/// The five seed tables and the arch manifest, compiled into the binary (for fuzz targets and
+/// benchmarks that must not depend on the working directory): (path under specs/, text).
+pub const BUNDLED: [(&str, &str); 5] = [
+    ("sm100/TEX.txt", include_str!("../../specs/sm100/TEX.txt")),
+    ("sm100/TLD.txt", include_str!("../../specs/sm100/TLD.txt")),
+    ("sm80/LD.txt", include_str!("../../specs/sm80/LD.txt")),
+    ("sm90/TMML.txt", include_str!("../../specs/sm90/TMML.txt")),
+    (
+        "unknown-arch/TLD4.txt",
+        include_str!("../../specs/unknown-arch/TLD4.txt"),
+    ),
+];
+
+/// Parses [`BUNDLED`]; tables without an arch line get theirs from the bundled
+/// `specs/ARCH_MANIFEST.tsv`.
+pub fn bundled_tables() -> Result<Vec<Table>, SpecError> {
+    const MANIFEST: &str = include_str!("../../specs/ARCH_MANIFEST.tsv");
+    BUNDLED
+        .iter()
+        .map(|(path, text)| {
+            let mut t = parse_table(&format!("specs/{path}"), text)?;
+            if t.arch.is_none() {
+                let row = MANIFEST
+                    .lines()
+                    .enumerate()
+                    .find(|(_, l)| l.split('\t').next() == Some(path));
+                if let Some((i, l)) = row {
+                    let a = l.split('\t').nth(1).unwrap_or("");
+                    t.arch = Some(parse::parse_arch("specs/ARCH_MANIFEST.tsv", i + 1, a)?);
+                    t.arch_source = "manifest".into();
+                }
+            }
+            Ok(t)
+        })
+        .collect()
+}

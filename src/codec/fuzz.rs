@@ -1,0 +1,74 @@
+//! The fuzz input of the `roundtrip` target, shared with `cargo test` (which replays every
+//! file of corpus/roundtrip through [`run_case`]).
+//!
+//! Byte layout of an input (the seeds in corpus/roundtrip are written this way):
+//! `[mode: u8][word: 16 bytes, little-endian][variant: u16 LE][values: the rest]`.
+//! `mode & 0x7f` picks the arch (modulo the number of archs); with `mode & 0x80` the word's
+//! fixed bits are replaced by those of the chosen variant (so property (a) sees matching words);
+//! `values` are read with `arbitrary` as a `Vec<u64>`, one per field.
+
+use super::{Codec, RoundTrip, RoundTripError, VariantId, Word, values_roundtrip, word_roundtrip};
+use crate::arch::Arch;
+
+/// One decoded fuzz input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FuzzCase {
+    /// Arch for property (a).
+    pub arch: Arch,
+    /// Word for property (a).
+    pub word: Word,
+    /// Variant for property (b).
+    pub variant: VariantId,
+    /// Field values for property (b) (masked to each field's width).
+    pub values: Vec<u64>,
+}
+
+impl FuzzCase {
+    /// Reads a case from fuzz bytes; `None` when shorter than the 19-byte header.
+    pub fn from_bytes(codec: &Codec, data: &[u8]) -> Option<FuzzCase> {
+        if data.len() < 19 {
+            return None;
+        }
+        let archs = codec.archs();
+        let ids: Vec<VariantId> = codec.ids().collect();
+        if archs.is_empty() || ids.is_empty() {
+            return None;
+        }
+        let mode = data[0];
+        let word = u128::from_le_bytes(data[1..17].try_into().ok()?);
+        let vsel = u16::from_le_bytes([data[17], data[18]]) as usize;
+        let variant = ids[vsel % ids.len()];
+        let mut arch = archs[(mode & 0x7f) as usize % archs.len()];
+        let mut word = Word(word);
+        if mode & 0x80 != 0 {
+            let v = codec.variant(variant);
+            word = Word((word.0 & !v.fixed_mask) | v.fixed_value);
+            arch = codec.table(variant).arch.unwrap_or(arch);
+        }
+        let mut u = arbitrary::Unstructured::new(&data[19..]);
+        let values: Vec<u64> = u.arbitrary().unwrap_or_default();
+        Some(FuzzCase {
+            arch,
+            word,
+            variant,
+            values,
+        })
+    }
+
+    /// The bytes that [`FuzzCase::from_bytes`] reads back as a case with this word, with the
+    /// variant's fixed bits forced (mode 0x80) and no values.
+    pub fn seed_bytes(codec: &Codec, variant: VariantId, word: Word) -> Vec<u8> {
+        let pos = codec.ids().position(|i| i == variant).unwrap_or(0) as u16;
+        let mut out = vec![0x80];
+        out.extend_from_slice(&word.0.to_le_bytes());
+        out.extend_from_slice(&pos.to_le_bytes());
+        out
+    }
+}
+
+/// Runs both round-trip properties on a case.
+pub fn run_case(codec: &Codec, case: &FuzzCase) -> Result<(RoundTrip, RoundTrip), RoundTripError> {
+    let a = word_roundtrip(codec, case.arch, case.word)?;
+    let b = values_roundtrip(codec, case.variant, &case.values)?;
+    Ok((a, b))
+}

@@ -1,0 +1,95 @@
+//! The CLI as a user runs it: spec list, decode (text and JSON), encode, check, diff.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+        .args(args)
+        .output()
+        .expect("binary runs");
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn spec_list_shows_143_variants() {
+    let (ok, out, _) = run(&["spec", "list"]);
+    assert!(ok);
+    assert!(
+        out.contains("specs/sm100/TLD.txt\tSM100\tTLD\t6 variants\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("specs/unknown-arch/TLD4.txt\tSM90\tTLD4\t111 variants\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("total\t5 tables\t143 variants\n"), "{out}");
+}
+
+#[test]
+fn decode_prints_nvdisasm_text_for_the_tld_fixed_word() {
+    let (ok, out, _) = run(&[
+        "decode",
+        "--arch",
+        "SM100",
+        "00000000080000000000000000000f66",
+    ]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "00000000080000000000000000000f66\tTLD_P_R_R_R_R_UR_D_I\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\tvalid\n"
+    );
+}
+
+#[test]
+fn decode_json_has_the_documented_keys() {
+    let (ok, out, _) = run(&[
+        "decode",
+        "--arch",
+        "sm_100",
+        "--json",
+        "00000000080000000000000000000f66",
+        "0000000000000000000000000000ffff",
+    ]);
+    assert!(ok);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        lines[0]["text"],
+        "@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;"
+    );
+    assert_eq!(lines[0]["key"], "TLD_P_R_R_R_R_UR_D_I");
+    assert_eq!(lines[0]["arch"], "SM100");
+    assert_eq!(lines[0]["verdict"]["verdict"], "valid");
+    assert_eq!(lines[1]["text"], serde_json::Value::Null);
+    assert_eq!(lines[1]["verdict"]["verdict"], "no-variant");
+}
+
+#[test]
+fn encode_refuses_invalid_modifiers_unless_allowed() {
+    let (ok, _, err) = run(&["encode", "TLD_P_R_R_R_R_UR_D_I", "modi_1=INVALID2"]);
+    assert!(!ok);
+    assert!(err.contains("is INVALID2 in the table"), "{err}");
+    let (ok, out, _) = run(&["encode", "TLD_P_R_R_R_R_UR_D_I", "operand1=255", "pred=7"]);
+    assert!(ok);
+    assert!(
+        out.starts_with("00000000080000ff0000000000007f66\tTLD.LZ.EF P0, RZ, R0,"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_words_name_the_input() {
+    let (ok, _, err) = run(&["decode", "--arch", "SM100", "xyz"]);
+    assert!(!ok);
+    assert_eq!(err, "sass-conform: error: `xyz` is not a hex word\n");
+    let (ok, _, err) = run(&["decode", "--arch", "SM75", "0"]);
+    assert!(!ok);
+    assert!(err.contains("no table is loaded for SM75"), "{err}");
+}

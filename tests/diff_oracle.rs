@@ -1,0 +1,53 @@
+//! The diff against the committed nvdisasm recordings (oracle/), offline: the counts and an
+//! example group with nvdisasm's exact text.
+
+use sass_conform::codec::Codec;
+use sass_conform::conform::diff;
+use sass_conform::oracle::{Answer, load_dir};
+use sass_conform::render::Renderer;
+use sass_conform::spec::load_tables;
+use std::path::PathBuf;
+
+#[test]
+fn diff_counts_on_the_recorded_oracle() {
+    let codec = Codec::new(load_tables(&[PathBuf::from("specs")], None).unwrap()).unwrap();
+    let r = Renderer::new(&codec);
+    let files = load_dir("oracle").unwrap();
+    assert_eq!(files.len(), 5);
+    let entries: Vec<_> = files.into_iter().flat_map(|(_, e)| e).collect();
+    assert_eq!(entries.len(), 167_868);
+    // nvdisasm's own answer for the TLD fixed word, as recorded.
+    let tld = entries
+        .iter()
+        .find(|e| e.word == 0x00000000080000000000000000000f66)
+        .unwrap();
+    assert_eq!(
+        tld.answer,
+        Answer::Text("@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;".into())
+    );
+    let res = diff(&codec, &r, &entries);
+    let c = &res.counts;
+    assert_eq!(c.total, 167_868);
+    assert_eq!(
+        c.matched
+            + c.agree_illegal
+            + c.text_mismatch
+            + c.oracle_illegal_we_decode
+            + c.we_reject_oracle_decodes
+            + c.no_variant,
+        c.total
+    );
+    // Pinned figures of the tables as written (before resolution): a change here is a change
+    // in the decoder or renderer and must be explained.
+    assert_eq!(c.matched, 57_633);
+    assert_eq!(c.agree_illegal, 136);
+    assert_eq!(c.oracle_illegal_we_decode, 2_055);
+    assert_eq!(c.we_reject_oracle_decodes, 3_149);
+    assert_eq!(c.no_variant, 0);
+    let g = res
+        .groups
+        .iter()
+        .find(|g| g.key == "TLD_P_R_R_R_R_UR_D_I" && g.cause == "we-reject")
+        .expect("a reserved-bit group for TLD");
+    assert!(g.field.starts_with("fixed bits ["), "{}", g.field);
+}
