@@ -6,6 +6,7 @@ use sass_conform::Arch;
 use sass_conform::codec::{
     Codec, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
 };
+use sass_conform::conform::resolved::{Provenance, ResolvedSet, resolve_tables};
 use sass_conform::conform::{Finding, diff, lint, predict};
 use sass_conform::oracle::{self, Entry, FileRecord, Manifest, Nvdisasm};
 use sass_conform::render::Renderer;
@@ -40,9 +41,51 @@ enum Cmd {
     Diff(DiffArgs),
     /// Static findings: what the tables say that is inconsistent on its own terms.
     Lint(LintArgs),
+    /// What nvdisasm says each bit of each variant does, against the table (offline from
+    /// oracle/).
+    Resolve(ResolveArgs),
     /// Fuzz corpora.
     #[command(subcommand)]
     Corpus(CorpusCmd),
+    /// Scan ptxas cubins against the tables: per arch, instructions, tabled, matched,
+    /// unmatched (coverage gaps), agreement with nvdisasm.
+    Scan(ScanArgs),
+}
+
+#[derive(Args, Debug)]
+struct ScanArgs {
+    /// Cubin files or folders (searched recursively for *.cubin).
+    #[arg(default_value = "corpus/cubins")]
+    paths: Vec<PathBuf>,
+    /// Folder of recorded nvdisasm answers for the cubins (<arch>.tsv).
+    #[arg(long, default_value = "oracle/cubins")]
+    oracle: PathBuf,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm); asked for words the
+    /// recordings lack.
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
+    /// Recorded answers only; never run nvdisasm.
+    #[arg(long, conflicts_with_all = ["live", "record"])]
+    offline: bool,
+    /// Ask nvdisasm for every word, ignoring the recordings.
+    #[arg(long)]
+    live: bool,
+    /// Ask nvdisasm for every word and record the answers in DIR/<arch>.tsv (manifest:
+    /// DIR/../MANIFEST.json), e.g. `--record oracle/cubins`.
+    #[arg(long, value_name = "DIR")]
+    record: Option<PathBuf>,
+    /// Write every matched word as a roundtrip fuzz seed DIR/cubin-<key>-<word>.
+    #[arg(long, value_name = "DIR")]
+    seeds: Option<PathBuf>,
+    /// The whole report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Gap and mismatch groups to print in text mode.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
 }
 
 #[derive(Subcommand, Debug)]
@@ -63,6 +106,36 @@ enum CorpusCmd {
         #[arg(long, default_value_t = 4)]
         per_variant: usize,
     },
+}
+
+#[derive(Args, Debug)]
+struct ResolveArgs {
+    /// Table files or folders.
+    #[arg(default_value = "specs")]
+    paths: Vec<PathBuf>,
+    /// Arch for tables without an arch line.
+    #[arg(long)]
+    arch: Option<Arch>,
+    /// Folder of recorded oracle files.
+    #[arg(long, default_value = "oracle")]
+    oracle: PathBuf,
+    /// One JSON object per finding per line (with `evidence` and `reading`).
+    #[arg(long)]
+    json: bool,
+    /// Also write the resolved tables (the tables as nvdisasm reads them) to this file.
+    #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "resolved/tables.json")]
+    write: Option<PathBuf>,
+}
+
+/// Which view of the tables the codec uses.
+#[derive(Args, Debug, Clone)]
+struct ViewArgs {
+    /// Resolved tables (written by `resolve --write`); used when the file exists.
+    #[arg(long, default_value = "resolved/tables.json")]
+    resolved: PathBuf,
+    /// Use the tables as written, ignoring the resolved readings.
+    #[arg(long)]
+    as_written: bool,
 }
 
 #[derive(Args, Debug)]
@@ -104,6 +177,8 @@ struct SpecsArgs {
 
 #[derive(Args, Debug)]
 struct WordsArgs {
+    #[command(flatten)]
+    view: ViewArgs,
     /// Arch of the words (SM80, sm_90, ...).
     #[arg(long)]
     arch: Arch,
@@ -119,6 +194,8 @@ struct WordsArgs {
 
 #[derive(Args, Debug)]
 struct EncodeArgs {
+    #[command(flatten)]
+    view: ViewArgs,
     /// Variant key (e.g. TLD_P_R_R_R_R_UR_D_I).
     key: String,
     /// `LABEL=VALUE`: label as in the table with `_` or nothing for the space (`operand_1`,
@@ -162,6 +239,8 @@ struct RecordArgs {
 
 #[derive(Args, Debug)]
 struct DiffArgs {
+    #[command(flatten)]
+    view: ViewArgs,
     /// Folder of recorded oracle files.
     #[arg(long, default_value = "oracle")]
     oracle: PathBuf,
@@ -191,6 +270,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Oracle(OracleCmd::Record(a)) => record(&a),
         Cmd::Diff(a) => diff_cmd(&a),
         Cmd::Lint(a) => lint_cmd(&a),
+        Cmd::Resolve(a) => resolve_cmd(&a),
+        Cmd::Scan(a) => scan_cmd(&a),
         Cmd::Corpus(CorpusCmd::Seed {
             out,
             oracle,
@@ -200,9 +281,46 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
+    use sass_conform::conform::scan::{Live, ScanOptions, scan_paths};
+    let codec = load_codec(&a.specs)?;
+    let live = match (a.offline, a.live) {
+        (true, _) => Live::Never,
+        (_, true) => Live::Always,
+        _ => Live::IfMissing,
+    };
+    let opts = ScanOptions {
+        paths: a.paths.clone(),
+        oracle: Some(a.oracle.clone()),
+        live,
+        nvdisasm: a.nvdisasm.clone(),
+        record: a.record.clone(),
+        seeds: a.seeds.clone(),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    let report = scan_paths(&codec, &Renderer::new(&codec), &opts)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.to_text(a.top));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn load_codec(specs: &Path) -> Result<Codec> {
     let tables = spec::load_tables(&[specs.to_path_buf()], None)?;
     Ok(Codec::new(tables)?)
+}
+
+/// The codec over the resolved view when `view.resolved` exists (and not `--as-written`),
+/// else over the tables as written. Returns the codec and a word saying which.
+fn load_view(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str)> {
+    let tables = spec::load_tables(&[specs.to_path_buf()], None)?;
+    if view.as_written || !view.resolved.is_file() {
+        return Ok((Codec::new(tables)?, "as written"));
+    }
+    let set = ResolvedSet::read(&view.resolved, &tables)?;
+    Ok((Codec::new(set.tables)?, "resolved"))
 }
 
 fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
@@ -247,7 +365,7 @@ fn for_each_word(args: &[String], mut f: impl FnMut(Word) -> Result<()>) -> Resu
 }
 
 fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
-    let codec = load_codec(&a.specs)?;
+    let (codec, _) = load_view(&a.specs, &a.view)?;
     if !codec.archs().contains(&a.arch) {
         bail!(
             "no table is loaded for {}; tables cover {:?}",
@@ -289,7 +407,7 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
 }
 
 fn encode(a: &EncodeArgs) -> Result<ExitCode> {
-    let codec = load_codec(&a.specs)?;
+    let (codec, _) = load_view(&a.specs, &a.view)?;
     let id = codec
         .find_key(&a.key, a.arch)
         .with_context(|| format!("no variant with key `{}`", a.key))?;
@@ -408,7 +526,7 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
 }
 
 fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
-    let codec = load_codec(&a.specs)?;
+    let (codec, view) = load_view(&a.specs, &a.view)?;
     let r = Renderer::new(&codec);
     let files = oracle::load_dir(&a.oracle)?;
     let entries: Vec<Entry> = files.into_iter().flat_map(|(_, e)| e).collect();
@@ -418,6 +536,7 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let c = &res.counts;
+    println!("tables                       {view}");
     println!("entries                      {}", c.total);
     println!("match                        {}", c.matched);
     println!("agree illegal                {}", c.agree_illegal);
@@ -520,5 +639,50 @@ fn corpus_seed(
             .with_context(|| format!("writing into {}", out.display()))?;
     }
     eprintln!("{} seeds written to {}", seeds.len(), out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
+    use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
+    let codec = Codec::new(spec::load_tables(&a.paths, a.arch)?)?;
+    let entries: Vec<Entry> = oracle::load_dir(&a.oracle)?
+        .into_iter()
+        .flat_map(|(_, e)| e)
+        .collect();
+    let answers = Answers::new(&entries);
+    let readings = read_bits(&codec, &answers);
+    let findings = bit_findings(&codec, &readings);
+    print_findings(&findings, a.json)?;
+    if let Some(path) = &a.write {
+        let tables = resolve_tables(&codec, &entries);
+        let manifest = Manifest::read_or_default(a.oracle.join("MANIFEST.json"))?;
+        let mut versions: Vec<String> = manifest
+            .files
+            .iter()
+            .map(|f| f.nvdisasm_version.clone())
+            .collect();
+        versions.sort();
+        versions.dedup();
+        let set = ResolvedSet {
+            provenance: Provenance {
+                command: std::env::args().collect::<Vec<_>>().join(" "),
+                date: oracle::today_utc(),
+                nvdisasm_versions: versions,
+                oracle_entries: entries.len(),
+                method: sass_conform::conform::resolved::METHOD.into(),
+            },
+            tables,
+        };
+        set.write(path)?;
+        let c2 = Codec::new(set.tables)?;
+        let res = diff(&c2, &Renderer::new(&c2), &entries);
+        eprintln!(
+            "{}: resolved tables written; on {} recorded answers they agree {:.2}% on legal text, {:.2}% on legal/illegal",
+            path.display(),
+            entries.len(),
+            100.0 * res.counts.legal_agreement(),
+            100.0 * res.counts.verdict_agreement()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -34,6 +34,8 @@ struct AtomPlan {
     first: bool,
     /// Dimension code of value 0 (index into [`DIMS`]).
     dim_base: usize,
+    /// The field's printed-name overrides (resolved readings).
+    names: std::collections::BTreeMap<u64, String>,
 }
 
 /// Per-variant rendering plan, built once.
@@ -138,6 +140,13 @@ fn modifier(v: &Variant, m: &ModSource, vals: &[u64], out: &mut String) {
             out.push('.');
             out.push_str(t);
         }
+        ModSource::Flag(i) | ModSource::Group(i) if v.fields[*i].names.contains_key(&vals[*i]) => {
+            let n = &v.fields[*i].names[&vals[*i]];
+            if !n.is_empty() {
+                out.push('.');
+                out.push_str(n);
+            }
+        }
         ModSource::Flag(i) => {
             if vals[*i] != 0 {
                 out.push('.');
@@ -177,6 +186,16 @@ fn atom(a: &AtomPlan, vals: &[u64], suffix: Option<&str>, out: &mut String) -> b
         return true;
     };
     let v = vals[fi];
+    if let Some(name) = a.names.get(&v) {
+        if name.is_empty() {
+            return false;
+        }
+        out.push_str(name);
+        if let Some(s) = suffix {
+            out.push_str(s);
+        }
+        return true;
+    }
     match &a.kind {
         OperandKind::Pred if v == 7 && a.first => return false,
         OperandKind::Pred if v == 7 => out.push_str("PT"),
@@ -267,6 +286,9 @@ fn plan(v: &Variant) -> Plan {
         }
     }
     keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if !v.print_order.is_empty() {
+        keyed = ordered_sources(v);
+    }
     let atoms = v
         .signature
         .atoms
@@ -278,6 +300,11 @@ fn plan(v: &Variant) -> Plan {
                 .iter()
                 .position(|f| f.kind == FieldKind::Operand(n as u8));
             let distilled = dist_ops.get(n).cloned();
+            // The distilled line shows the fixed word, where the field holds its fixed-word
+            // value (0 in a table; the whole dimension code in a resolved variant).
+            let at_fixed = field.map_or(0, |f| {
+                crate::codec::Word(v.fixed_value).get_field(&v.fields[f]) as usize
+            });
             let dim_base = distilled
                 .as_deref()
                 .and_then(|d| {
@@ -285,9 +312,11 @@ fn plan(v: &Variant) -> Plan {
                         .position(|x| *x == d)
                         .or_else(|| d.strip_prefix("INVALID")?.parse().ok())
                 })
-                .unwrap_or(if *k == OperandKind::ArrayDim { 4 } else { 0 });
+                .unwrap_or(if *k == OperandKind::ArrayDim { 4 } else { 0 })
+                .saturating_sub(at_fixed);
             AtomPlan {
                 kind: k.clone(),
+                names: field.map(|f| v.fields[f].names.clone()).unwrap_or_default(),
                 field,
                 distilled,
                 first: matches!(v.signature.operands.first(), Some(SigOperand::Plain(0))) && n == 0,
@@ -305,6 +334,25 @@ fn plan(v: &Variant) -> Plan {
             .iter()
             .position(|f| f.kind == FieldKind::OperandModifier),
     }
+}
+
+/// Modifier sources in the variant's resolved `print_order` (`=TOKEN` is a literal title
+/// token; other entries are field labels).
+fn ordered_sources(v: &Variant) -> Vec<(f64, ModSource)> {
+    v.print_order
+        .iter()
+        .filter_map(|e| match e.strip_prefix('=') {
+            Some(tok) => Some(ModSource::Title(tok.to_string())),
+            None => {
+                let i = v.fields.iter().position(|f| &f.label == e)?;
+                Some(match v.fields[i].kind {
+                    FieldKind::Modifier(_) => ModSource::Group(i),
+                    _ => ModSource::Flag(i),
+                })
+            }
+        })
+        .map(|m| (0.0, m))
+        .collect()
 }
 
 /// `TMML.LOD` -> ("TMML", ["LOD"]).

@@ -77,7 +77,17 @@ impl Codec {
     /// The verdict for an already decoded word.
     pub fn verdict_of(&self, d: &Decoded) -> Verdict {
         let v = self.variant(d.id);
-        if d.n_others > 0 {
+        let same_layout = |o: &VariantId| {
+            let w = self.variant(*o);
+            w.fixed_mask == v.fixed_mask
+                && w.fixed_value == v.fixed_value
+                && w.fields
+                    .iter()
+                    .map(|f| &f.ranges)
+                    .eq(v.fields.iter().map(|f| &f.ranges))
+        };
+        // Variants that read the word identically (as resolved variants can) are one reading.
+        if d.n_others > 0 && !d.others().iter().all(same_layout) {
             let mut keys = vec![v.key.clone()];
             keys.extend(d.others().iter().map(|&o| self.variant(o).key.clone()));
             return Verdict::Ambiguous { keys };

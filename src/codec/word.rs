@@ -88,6 +88,13 @@ pub fn bit_list(m: u128) -> Vec<u8> {
     (0..128u8).filter(|b| m >> b & 1 == 1).collect()
 }
 
+impl serde::Serialize for Word {
+    /// As 32 lowercase hex digits.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
 impl fmt::Display for Word {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:032x}", self.0)
@@ -105,6 +112,8 @@ mod tests {
             kind: FieldKind::Operand(4),
             ranges: vec![BitRange { lo: 53, len: 1 }, BitRange { lo: 55, len: 4 }],
             line: 1,
+            names: Default::default(),
+            rejected: Vec::new(),
         }
     }
 

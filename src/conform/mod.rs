@@ -3,6 +3,10 @@
 
 pub mod finding;
 pub mod lint;
+pub mod resolve;
+pub mod resolved;
+pub mod scan;
+pub mod text;
 
 pub use finding::{Evidence, Finding};
 pub use lint::lint;
@@ -35,7 +39,7 @@ pub fn predict(codec: &Codec, r: &Renderer, arch: Arch, word: Word) -> Predictio
     let (key, text, verdict) = match codec.decode(arch, word) {
         Some(d) => (
             Some(codec.variant(d.id).key.clone()),
-            Some(r.render(codec, &d)),
+            (!rejected(codec, &d)).then(|| r.render(codec, &d)),
             codec.verdict_of(&d),
         ),
         None => (None, None, codec.check(arch, word)),
@@ -47,6 +51,16 @@ pub fn predict(codec: &Codec, r: &Renderer, arch: Arch, word: Word) -> Predictio
         text,
         verdict,
     }
+}
+
+/// Whether a decoded word holds a field value nvdisasm is known to reject (resolved
+/// readings' `rejected` values).
+pub fn rejected(codec: &Codec, d: &crate::codec::Decoded) -> bool {
+    let v = codec.variant(d.id);
+    v.fields
+        .iter()
+        .zip(d.values())
+        .any(|(f, val)| f.rejected.contains(val))
 }
 
 /// Counts of a diff. Every entry lands in exactly one of the six outcome counters.
@@ -135,7 +149,8 @@ pub fn diff(codec: &Codec, r: &Renderer, entries: &[Entry]) -> DiffResult {
     for e in entries {
         counts.total += 1;
         let word = Word(e.word);
-        let decoded = codec.decode(e.arch, word);
+        let raw = codec.decode(e.arch, word);
+        let decoded = raw.filter(|d| !rejected(codec, d));
         let (cause, key, field, ours, closeness) = match (&e.answer, decoded) {
             (Answer::Text(t), Some(d)) => {
                 text.clear();
@@ -170,6 +185,11 @@ pub fn diff(codec: &Codec, r: &Renderer, entries: &[Entry]) -> DiffResult {
             (Answer::Illegal(_), None) => {
                 counts.agree_illegal += 1;
                 continue;
+            }
+            (Answer::Text(_), None) if raw.is_some() => {
+                counts.we_reject_oracle_decodes += 1;
+                let v = codec.variant(raw.expect("checked").id);
+                ("we-reject", v.key.clone(), "rejected value".into(), None, 0)
             }
             (Answer::Text(_), None) => match codec.check(e.arch, word) {
                 Verdict::ReservedBit { key, bits } => {

@@ -1,10 +1,10 @@
 //! The table model: tables, variants, fields (bit ranges), modifier groups, operand kinds.
 
 use crate::arch::Arch;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Which of the two text formats a table file is written in (design.md section 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Dialect {
     /// File header (mnemonic, description, "N variants on SMxx"), `Binary<TAB>Value` group tables.
     A,
@@ -16,7 +16,7 @@ pub enum Dialect {
 ///
 /// Bit 0 is the least significant bit of the word (design.md: absolute bit =
 /// 64*half + 8*byte + label).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BitRange {
     /// Lowest bit number (0..=127).
     pub lo: u8,
@@ -48,7 +48,7 @@ pub fn bits_mask(n: u32) -> u128 {
 }
 
 /// Scheduling-control fields of the control bits (bits 105..=124 in every seed table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SchedKind {
     /// `stall`: stall cycles.
     Stall,
@@ -65,7 +65,7 @@ pub enum SchedKind {
 }
 
 /// What a layout label says a field is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FieldKind {
     /// `operand N`: the Nth atomic operand of the signature (0-based, brackets flattened).
     Operand(u8),
@@ -85,7 +85,7 @@ pub enum FieldKind {
 ///
 /// A field's value is the concatenation of its ranges, the first range (lowest bits, as the
 /// table is written low bit first) giving the least significant bits of the value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Field {
     /// The label as written in the table (`operand 3`, `modi 2`, `pred`, `SCR`, ...).
     pub label: String,
@@ -95,6 +95,14 @@ pub struct Field {
     pub ranges: Vec<BitRange>,
     /// 1-based line of the layout row where the label first appears.
     pub line: usize,
+    /// Printed text per value where nvdisasm prints the value otherwise than the default
+    /// rules (resolved readings only; `""` = the operand is left out). Empty from the tables.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub names: std::collections::BTreeMap<u64, String>,
+    /// Values nvdisasm rejects (the word is illegal) although the table allows them
+    /// (resolved readings only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<u64>,
 }
 
 impl Field {
@@ -109,7 +117,7 @@ impl Field {
 }
 
 /// What a modifier value's name means.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ModifierName {
     /// `(default)` (dialect A) or an empty name (dialect B): prints nothing.
     Default,
@@ -122,7 +130,7 @@ pub enum ModifierName {
 }
 
 /// One row of a modifier table: binary value -> name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModifierValue {
     /// The value of the field that selects this row.
     pub value: u32,
@@ -133,7 +141,7 @@ pub struct ModifierValue {
 }
 
 /// Which kind of modifier table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GroupKind {
     /// `Modifier Group N`: printed after the mnemonic (`TLD.LZ.EF`).
     Mnemonic,
@@ -142,7 +150,7 @@ pub enum GroupKind {
 }
 
 /// A modifier table of a variant.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModifierGroup {
     /// N of `Modifier Group N` / `Operand N Modifiers`.
     pub index: u8,
@@ -164,7 +172,7 @@ impl ModifierGroup {
 }
 
 /// Read or write access of a register slot (dialect B's `WRITE R (2 slots)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Access {
     /// `READ`.
     Read,
@@ -173,7 +181,7 @@ pub enum Access {
 }
 
 /// One entry of dialect B's register-slot line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegSlot {
     /// Read or write.
     pub access: Access,
@@ -184,7 +192,7 @@ pub struct RegSlot {
 }
 
 /// Kind of one atomic operand of the signature.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OperandKind {
     /// `P`: predicate register (P0..P6, PT = 7).
     Pred,
@@ -221,7 +229,7 @@ impl OperandKind {
 }
 
 /// One written operand of the signature: a plain operand or a bracketed address.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SigOperand {
     /// One atomic operand; the value is its index among the atomic operands.
     Plain(usize),
@@ -230,7 +238,7 @@ pub enum SigOperand {
 }
 
 /// A variant's operand signature (`P,R,R,R,R,UR,D,I` or `R,[R+UR+I],P`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Signature {
     /// As written in the table.
     pub text: String,
@@ -241,7 +249,7 @@ pub struct Signature {
 }
 
 /// One instruction variant: a title, a signature and a 128-bit layout.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Variant {
     /// `key:` line, e.g. `TLD_P_R_R_R_R_UR_D_I`.
     pub key: String,
@@ -256,13 +264,13 @@ pub struct Variant {
     /// Fields in table order (first appearance of each label).
     pub fields: Vec<Field>,
     /// Bits the table fixes to 0 or 1.
-    #[serde(serialize_with = "hex128")]
+    #[serde(serialize_with = "hex128", deserialize_with = "unhex128")]
     pub fixed_mask: u128,
     /// Values of the fixed bits (zero outside `fixed_mask`).
-    #[serde(serialize_with = "hex128")]
+    #[serde(serialize_with = "hex128", deserialize_with = "unhex128")]
     pub fixed_value: u128,
     /// Bits no cell describes (header gaps).
-    #[serde(serialize_with = "hex128")]
+    #[serde(serialize_with = "hex128", deserialize_with = "unhex128")]
     pub undescribed: u128,
     /// Modifier tables (both kinds) in table order.
     pub groups: Vec<ModifierGroup>,
@@ -270,6 +278,10 @@ pub struct Variant {
     pub line: usize,
     /// 1-based lines of the four layout rows (header, cells, header, cells).
     pub layout_lines: [usize; 4],
+    /// Labels of the modifier and flag fields in nvdisasm's print order (resolved readings
+    /// only; empty from the tables, where the distilled line gives the order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub print_order: Vec<String>,
 }
 
 impl Variant {
@@ -296,7 +308,7 @@ impl Variant {
 }
 
 /// A lint-level oddity noticed while parsing (the table is still usable).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Oddity {
     /// 1-based line.
     pub line: usize,
@@ -311,7 +323,7 @@ pub struct Oddity {
 }
 
 /// One table file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Table {
     /// Path as given when loading.
     pub path: String,
@@ -336,4 +348,10 @@ pub struct Table {
 /// Serialises a u128 as 32 lowercase hex digits.
 pub fn hex128<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format!("{v:032x}"))
+}
+
+/// Reads 32 hex digits written by [`hex128`].
+pub fn unhex128<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+    let s = String::deserialize(d)?;
+    u128::from_str_radix(&s, 16).map_err(serde::de::Error::custom)
 }

@@ -192,6 +192,7 @@ fn parse_variant(cur: &mut Cursor, table: &mut Table) -> Result<Variant, SpecErr
         groups: Vec::new(),
         line: first.no,
         layout_lines: [0; 4],
+        print_order: Vec::new(),
     };
     parse_layout(cur, &mut v, &mut table.oddities)?;
     while let Some(l) = cur.peek(0) {
@@ -531,6 +532,8 @@ fn finish_field(a: FieldAcc) -> Field {
         label: a.label,
         ranges,
         line: a.line,
+        names: Default::default(),
+        rejected: Vec::new(),
     }
 }
 

@@ -1,0 +1,628 @@
+//! Resolved tables: the tables as nvdisasm reads them. Built from the bit readings (which bit
+//! is which field, fixed or ignored) and then from every recorded answer (how each field value
+//! prints, which values nvdisasm rejects, the modifier print order). The originals stay
+//! untouched; the result is kept as data (resolved/) with its provenance.
+
+use super::resolve::{Effect, VariantReading};
+use super::text::Line;
+use crate::codec::{Codec, VariantId, Word};
+use crate::oracle::{Answer, Entry};
+use crate::render::Renderer;
+use crate::spec::{BitRange, Field, FieldKind, Table, Variant};
+use std::collections::{BTreeMap, HashMap};
+
+/// What a bit is in the resolved layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Role {
+    Fixed(bool),
+    Field(String, FieldKind, u8),
+    DontCare,
+}
+
+/// The resolved copies of the codec's tables: variants whose fixed word nvdisasm accepts get
+/// the layout their bit readings give; the others are kept as the table has them.
+pub fn resolve_layouts(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> Vec<Table> {
+    let mut tables = codec.tables.clone();
+    for (id, vr) in readings {
+        if !vr.base_legal {
+            continue;
+        }
+        let v = &mut tables[id.table as usize].variants[id.variant as usize];
+        *v = resolve_variant(v, vr);
+    }
+    tables
+}
+
+fn table_roles(v: &Variant) -> Vec<Role> {
+    let mut roles: Vec<Role> = (0..128u32)
+        .map(|b| match v.fixed_mask >> b & 1 {
+            1 => Role::Fixed(v.fixed_value >> b & 1 == 1),
+            _ => Role::DontCare,
+        })
+        .collect();
+    for f in &v.fields {
+        let mut j = 0u8;
+        for r in &f.ranges {
+            for b in r.lo..=r.hi() {
+                roles[b as usize] = Role::Field(f.label.clone(), f.kind.clone(), j);
+                j += 1;
+            }
+        }
+    }
+    roles
+}
+
+/// The label for a field of `kind`, reusing the table's label where it has one.
+fn label_for(v: &Variant, kind: &FieldKind) -> String {
+    if let Some(f) = v.fields.iter().find(|f| &f.kind == kind) {
+        return f.label.clone();
+    }
+    match kind {
+        FieldKind::Operand(n) => format!("operand {n}"),
+        FieldKind::Modifier(n) => format!("modi {n}"),
+        FieldKind::Guard => "pred".into(),
+        FieldKind::Flag(s) => s.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn resolve_variant(v: &Variant, vr: &VariantReading) -> Variant {
+    let mut roles = table_roles(v);
+    let identity =
+        Line::parse(&vr.base.nvdisasm).is_some_and(|l| l.atoms().len() == v.signature.atoms.len());
+    for r in &vr.bits {
+        let b = r.bit as usize;
+        let base_bit = v.fixed_value >> b & 1 == 1;
+        let sched = matches!(&roles[b], Role::Field(_, FieldKind::Sched(_), _));
+        let kind = match &r.effect {
+            Effect::Unseen | Effect::Other(_) => continue,
+            Effect::Same if sched => continue,
+            Effect::Same => {
+                roles[b] = Role::DontCare;
+                continue;
+            }
+            Effect::Illegal(_) | Effect::Mnemonic(_) => {
+                roles[b] = Role::Fixed(base_bit);
+                continue;
+            }
+            Effect::Guard { bit } => (FieldKind::Guard, *bit),
+            Effect::Operand { atom, bit } if identity => (FieldKind::Operand(*atom as u8), *bit),
+            Effect::Operand { .. } => continue,
+            Effect::Modifier {
+                group: Some(g),
+                bit: Some(j),
+                ..
+            } => (FieldKind::Modifier(*g), *j),
+            Effect::Modifier { removed, added, .. }
+                if removed.is_empty() && !added.is_empty() && !added.contains('.') =>
+            {
+                (FieldKind::Flag(added.clone()), 0)
+            }
+            Effect::Modifier { .. } => continue,
+        };
+        roles[b] = Role::Field(label_for(v, &kind.0), kind.0, kind.1);
+    }
+    let mut out = v.clone();
+    build_fields(&mut out, &roles);
+    out.distilled = vr.base.nvdisasm.clone();
+    out
+}
+
+/// A field's kind and its (value bit, word bit) pairs.
+type FieldBits = (FieldKind, Vec<(u8, u8)>);
+
+/// Rebuilds fields, fixed bits and undescribed bits of `v` from per-bit roles.
+fn build_fields(v: &mut Variant, roles: &[Role]) {
+    let old: Vec<Field> = std::mem::take(&mut v.fields);
+    let mut bits: BTreeMap<(usize, String), FieldBits> = BTreeMap::new();
+    let mut first_bit: HashMap<String, usize> = HashMap::new();
+    v.fixed_mask = 0;
+    v.fixed_value = 0;
+    let mut described = 0u128;
+    for (b, role) in roles.iter().enumerate() {
+        match role {
+            Role::Fixed(x) => {
+                v.fixed_mask |= 1 << b;
+                if *x {
+                    v.fixed_value |= 1 << b;
+                }
+                described |= 1 << b;
+            }
+            Role::Field(label, kind, j) => {
+                let first = *first_bit.entry(label.clone()).or_insert(b);
+                bits.entry((first, label.clone()))
+                    .or_insert((kind.clone(), vec![]))
+                    .1
+                    .push((*j, b as u8));
+                described |= 1 << b;
+            }
+            Role::DontCare => {}
+        }
+    }
+    v.undescribed = !described;
+    for ((_, label), (kind, mut js)) in bits {
+        js.sort();
+        let mut ranges: Vec<BitRange> = Vec::new();
+        for (_, b) in js {
+            match ranges.last_mut() {
+                Some(r) if r.lo as u16 + r.len as u16 == b as u16 => r.len += 1,
+                _ => ranges.push(BitRange { lo: b, len: 1 }),
+            }
+        }
+        let line = old.iter().find(|f| f.label == label).map_or(0, |f| f.line);
+        v.fields.push(Field {
+            label,
+            kind,
+            ranges,
+            line,
+            names: Default::default(),
+            rejected: Vec::new(),
+        });
+    }
+}
+
+/// Tally of what nvdisasm printed for one (variant, field, value).
+type Tally = HashMap<(VariantId, usize, u64), HashMap<String, usize>>;
+
+/// Learns from every legal recorded answer how each field value prints (operand atoms,
+/// modifier runs, left-out operands) and which values nvdisasm rejects, and the print order of
+/// the modifiers; writes them into the tables' fields (`names`, `rejected`) and variants
+/// (`print_order`). A value's name is nvdisasm's most frequent text for it, kept only where
+/// it differs from what the table-driven renderer prints.
+pub fn learn_printing(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
+    let Ok(codec) = Codec::new(tables.clone()) else {
+        return tables;
+    };
+    let order = learn_order(&codec, entries);
+    let mut tables = tables;
+    for (id, o) in &order {
+        tables[id.table as usize].variants[id.variant as usize].print_order = o.clone();
+    }
+    let Ok(codec) = Codec::new(tables.clone()) else {
+        return tables;
+    };
+    let r = Renderer::new(&codec);
+    let mut tally: Tally = HashMap::new();
+    let mut ours: HashMap<(VariantId, usize, u64), String> = HashMap::new();
+    let mut seen: HashMap<(VariantId, usize, u64), (usize, usize)> = HashMap::new();
+    let mut text = String::new();
+    for e in entries {
+        let Some(d) = codec.decode(e.arch, Word(e.word)) else {
+            continue;
+        };
+        let v = codec.variant(d.id);
+        for (i, val) in d.values().iter().enumerate() {
+            let s = seen.entry((d.id, i, *val)).or_default();
+            if e.answer.is_legal() {
+                s.0 += 1;
+            } else {
+                s.1 += 1;
+            }
+        }
+        let Answer::Text(t) = &e.answer else { continue };
+        text.clear();
+        r.render_into(&codec, &d, &mut text);
+        tally_operands(v, &d, &text, t, &mut tally, &mut ours);
+        tally_modifiers(v, &d, &text, t, &mut tally, &mut ours);
+    }
+    for (key @ (id, fi, val), texts) in tally {
+        let (best, _) = texts
+            .into_iter()
+            .max_by_key(|(t, n)| (*n, t.clone()))
+            .expect("non-empty");
+        if ours.get(&key) != Some(&best) {
+            let f = &mut tables[id.table as usize].variants[id.variant as usize].fields[fi];
+            f.names.insert(val, best);
+        }
+    }
+    for ((id, fi, val), (legal, illegal)) in seen {
+        if legal == 0 && illegal >= 2 {
+            let f = &mut tables[id.table as usize].variants[id.variant as usize].fields[fi];
+            f.rejected.push(val);
+        }
+    }
+    for t in &mut tables {
+        for v in &mut t.variants {
+            for f in &mut v.fields {
+                f.rejected.sort_unstable();
+            }
+        }
+    }
+    tables
+}
+
+/// Operand differences: same written shape, atoms that differ, each mapped to its field.
+fn tally_operands(
+    v: &Variant,
+    d: &crate::codec::Decoded,
+    ours: &str,
+    theirs: &str,
+    tally: &mut Tally,
+    mine: &mut HashMap<(VariantId, usize, u64), String>,
+) {
+    let (Some(a), Some(b)) = (Line::parse(ours), Line::parse(theirs)) else {
+        return;
+    };
+    if a.guard != b.guard || a.mods != b.mods {
+        return;
+    }
+    let (xa, xb) = (a.atoms(), b.atoms());
+    let atom_field = |k: usize| {
+        v.fields
+            .iter()
+            .position(|f| f.kind == FieldKind::Operand(k as u8))
+    };
+    // Atoms of our text map to signature atoms only when we print every one of them.
+    if xa.len() != v.signature.atoms.len() {
+        return;
+    }
+    let base = |a: &str| a.split('.').next().unwrap_or(a).to_string();
+    let mut vote = |k: usize, text: String| {
+        if let Some(fi) = atom_field(k) {
+            let key = (d.id, fi, d.values()[fi]);
+            mine.entry(key).or_insert_with(|| base(xa[k]));
+            *tally.entry(key).or_default().entry(text).or_default() += 1;
+        }
+    };
+    if xa.len() == xb.len() {
+        for (k, b) in xb.iter().enumerate() {
+            vote(k, base(b));
+        }
+    } else if xa.len() == xb.len() + 1 {
+        let k = (0..xb.len()).find(|&k| xa[k] != xb[k]).unwrap_or(xb.len());
+        if xa[k + 1..] == xb[k..] {
+            vote(k, String::new());
+        }
+    }
+}
+
+/// Modifier differences confined to one field's run: that field's value prints nvdisasm's run.
+fn tally_modifiers(
+    v: &Variant,
+    d: &crate::codec::Decoded,
+    ours: &str,
+    theirs: &str,
+    tally: &mut Tally,
+    mine: &mut HashMap<(VariantId, usize, u64), String>,
+) {
+    let (Some(a), Some(b)) = (Line::parse(ours), Line::parse(theirs)) else {
+        return;
+    };
+    if a.guard != b.guard || a.operands != b.operands {
+        return;
+    }
+    let runs = mod_runs(v, d);
+    // Our run of each field, and a vote for it where nvdisasm prints the same modifiers.
+    let mut pos = 0;
+    for (fi, n) in &runs {
+        let run = a
+            .mods
+            .get(pos..pos + n)
+            .map(|r| r.join("."))
+            .unwrap_or_default();
+        pos += n;
+        if *fi == usize::MAX {
+            continue;
+        }
+        let key = (d.id, *fi, d.values()[*fi]);
+        mine.entry(key).or_insert_with(|| run.clone());
+        if a.mods == b.mods {
+            *tally.entry(key).or_default().entry(run).or_default() += 1;
+        }
+    }
+    if a.mods == b.mods {
+        return;
+    }
+    let ours_tokens: Vec<&str> = a.mods.clone();
+    let pre = ours_tokens
+        .iter()
+        .zip(&b.mods)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let max_suf = ours_tokens.len().min(b.mods.len()) - pre;
+    let suf = (0..max_suf)
+        .take_while(|&i| ours_tokens[ours_tokens.len() - 1 - i] == b.mods[b.mods.len() - 1 - i])
+        .count();
+    let (o_lo, o_hi) = (pre, ours_tokens.len() - suf);
+    let theirs_run = b.mods[pre..b.mods.len() - suf].join(".");
+    // Find the single field whose run covers exactly [o_lo, o_hi) (an empty run at o_lo when
+    // nvdisasm adds tokens).
+    let mut pos = 0;
+    let mut hit = None;
+    let mut hits = 0;
+    for (fi, run_len) in &runs {
+        let (lo, hi) = (pos, pos + run_len);
+        if (lo, hi) == (o_lo, o_hi) {
+            hit = Some(*fi);
+            hits += 1;
+        }
+        pos = hi;
+    }
+    if hits == 1
+        && let Some(fi) = hit
+    {
+        *tally
+            .entry((d.id, fi, d.values()[fi]))
+            .or_default()
+            .entry(theirs_run)
+            .or_default() += 1;
+    }
+}
+
+/// (field index, number of tokens it prints) for every modifier or flag field in print order.
+fn mod_runs(v: &Variant, d: &crate::codec::Decoded) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for e in &v.print_order {
+        if let Some(tok) = e.strip_prefix('=') {
+            let _ = tok;
+            out.push((usize::MAX, 1));
+            continue;
+        }
+        let Some(fi) = v.fields.iter().position(|f| &f.label == e) else {
+            continue;
+        };
+        let val = d.values()[fi];
+        let f = &v.fields[fi];
+        let printed = if let Some(n) = f.names.get(&val) {
+            n.clone()
+        } else {
+            match &f.kind {
+                FieldKind::Flag(l) => {
+                    if val != 0 {
+                        l.clone()
+                    } else {
+                        String::new()
+                    }
+                }
+                _ => crate::codec::modifier_name(v, f, val)
+                    .map(|n| match n {
+                        crate::spec::ModifierName::Default => String::new(),
+                        crate::spec::ModifierName::Named(s) => s.clone(),
+                        crate::spec::ModifierName::Invalid(k) => format!("INVALID{k}"),
+                        crate::spec::ModifierName::Unknown(k) => format!("???{k}"),
+                    })
+                    .unwrap_or_else(|| format!("???{val}")),
+            }
+        };
+        let n = if printed.is_empty() {
+            0
+        } else {
+            printed.split('.').count()
+        };
+        out.push((fi, n));
+    }
+    out
+}
+
+/// Print order of each variant's modifier and flag fields, learned from nvdisasm's texts:
+/// for every pair of fields that print together, which comes first; then a stable
+/// topological order (ties by first bit). Title tokens (`=LOD`) take their place from the
+/// fixed word's text.
+fn learn_order(codec: &Codec, entries: &[Entry]) -> HashMap<VariantId, Vec<String>> {
+    // Which token runs each field prints, from the tables (names of its group) and flags.
+    let mut before: HashMap<VariantId, HashMap<(String, String), usize>> = HashMap::new();
+    for e in entries {
+        let Answer::Text(t) = &e.answer else { continue };
+        let Some(d) = codec.decode(e.arch, Word(e.word)) else {
+            continue;
+        };
+        let v = codec.variant(d.id);
+        let Some(l) = Line::parse(t) else { continue };
+        let owners = attribute(v, &d, &l.mods);
+        let pairs = before.entry(d.id).or_default();
+        for i in 0..owners.len() {
+            for j in i + 1..owners.len() {
+                if owners[i] != owners[j] {
+                    *pairs
+                        .entry((owners[i].clone(), owners[j].clone()))
+                        .or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for id in codec.ids() {
+        let v = codec.variant(id);
+        let mut items: Vec<String> = Vec::new();
+        if let Some(l) = Line::parse(&v.distilled) {
+            let (_, title) = v.title.split_once('.').unwrap_or(("", ""));
+            for tok in title.split('.').filter(|t| !t.is_empty()) {
+                if l.mods.contains(&tok) {
+                    items.push(format!("={tok}"));
+                }
+            }
+        }
+        items.extend(
+            v.fields
+                .iter()
+                .filter(|f| matches!(f.kind, FieldKind::Modifier(_) | FieldKind::Flag(_)))
+                .map(|f| f.label.clone()),
+        );
+        let pairs = before.get(&id).cloned().unwrap_or_default();
+        out.insert(id, order_items(items, &pairs));
+    }
+    out
+}
+
+/// Stable insertion order: each item goes after every placed item seen before it more often
+/// than after it.
+fn order_items(items: Vec<String>, pairs: &HashMap<(String, String), usize>) -> Vec<String> {
+    let mut placed: Vec<String> = Vec::new();
+    for it in items {
+        let n = |a: &String, b: &String| pairs.get(&(a.clone(), b.clone())).copied().unwrap_or(0);
+        let pos = (0..=placed.len())
+            .max_by_key(|&p| {
+                let ok_before: usize = placed[..p].iter().map(|x| n(x, &it)).sum();
+                let ok_after: usize = placed[p..].iter().map(|x| n(&it, x)).sum();
+                let bad_before: usize = placed[..p].iter().map(|x| n(&it, x)).sum();
+                let bad_after: usize = placed[p..].iter().map(|x| n(x, &it)).sum();
+                (ok_before + ok_after) as i64 - (bad_before + bad_after) as i64
+            })
+            .unwrap_or(placed.len());
+        placed.insert(pos, it);
+    }
+    placed
+}
+
+/// Which field (label, or `=TOKEN` for a title token) prints each modifier token of a text,
+/// as far as the variant's modifier tables and flag labels tell; unknown tokens get "".
+fn attribute(v: &Variant, d: &crate::codec::Decoded, mods: &[&str]) -> Vec<String> {
+    let mut out = Vec::with_capacity(mods.len());
+    let mut i = 0;
+    let (_, title) = v.title.split_once('.').unwrap_or(("", ""));
+    'tokens: while i < mods.len() {
+        if title.split('.').any(|t| t == mods[i]) {
+            out.push(format!("={}", mods[i]));
+            i += 1;
+            continue;
+        }
+        for (fi, f) in v.fields.iter().enumerate() {
+            let printed = match &f.kind {
+                FieldKind::Flag(l) => l.clone(),
+                FieldKind::Modifier(_) => match crate::codec::modifier_name(v, f, d.values()[fi]) {
+                    Some(crate::spec::ModifierName::Named(s)) => s.clone(),
+                    Some(crate::spec::ModifierName::Invalid(k)) => format!("INVALID{k}"),
+                    Some(crate::spec::ModifierName::Unknown(k)) => format!("???{k}"),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let toks: Vec<&str> = printed.split('.').collect();
+            if mods[i..].starts_with(&toks) {
+                for _ in 0..toks.len() {
+                    out.push(f.label.clone());
+                }
+                i += toks.len();
+                continue 'tokens;
+            }
+        }
+        out.push(String::new());
+        i += 1;
+    }
+    out.retain(|o| !o.is_empty());
+    out.dedup();
+    out
+}
+
+/// Where resolved tables came from (kept in resolved/tables.json beside them).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Provenance {
+    /// The command that wrote the file.
+    pub command: String,
+    /// UTC date, `YYYY-MM-DD`.
+    pub date: String,
+    /// nvdisasm versions of the recordings used (from oracle/MANIFEST.json).
+    pub nvdisasm_versions: Vec<String>,
+    /// Recorded answers the readings were taken from.
+    pub oracle_entries: usize,
+    /// How the readings were made.
+    pub method: String,
+}
+
+/// The resolved view of the tables, as stored in resolved/tables.json.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ResolvedSet {
+    /// Provenance.
+    pub provenance: Provenance,
+    /// The tables as nvdisasm reads them (same files, variants and keys as specs/).
+    pub tables: Vec<Table>,
+}
+
+/// How [`resolve_tables`] reads the tables (for provenance).
+pub const METHOD: &str = "per variant: nvdisasm's answers for the fixed word with each bit 12..=127 flipped give each bit's role (fixed, ignored, guard/operand/modifier bit, flag); then every recorded legal answer gives each field value's printed text, the values nvdisasm rejects and the modifier print order";
+
+/// Bit readings -> resolved layouts -> learned printing, from recorded answers.
+pub fn resolve_tables(codec: &Codec, entries: &[Entry]) -> Vec<Table> {
+    let answers = super::resolve::Answers::new(entries);
+    let readings = super::resolve::read_bits(codec, &answers);
+    let mut tables = resolve_layouts(codec, &readings);
+    // A name learned in one pass (a dimension, say) lets the next pass line up the operands
+    // of texts it could not before (an operand left out after it).
+    for _ in 0..3 {
+        let next = learn_printing(tables.clone(), entries);
+        let same = serde_json::to_string(&next).ok() == serde_json::to_string(&tables).ok();
+        tables = next;
+        if same {
+            break;
+        }
+    }
+    tables
+}
+
+/// Errors reading or writing resolved/tables.json.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolvedError {
+    /// I/O.
+    #[error("{path}: {source}")]
+    Io {
+        /// File.
+        path: std::path::PathBuf,
+        /// OS error.
+        source: std::io::Error,
+    },
+    /// Malformed JSON.
+    #[error("{path}:{line}: {message}")]
+    Json {
+        /// File.
+        path: std::path::PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// serde_json's message.
+        message: String,
+    },
+    /// The resolved file does not match the tables it claims to resolve.
+    #[error("{path}: {message}; run `sass-conform resolve --write` again")]
+    Stale {
+        /// File.
+        path: std::path::PathBuf,
+        /// What differs.
+        message: String,
+    },
+}
+
+impl ResolvedSet {
+    /// Reads a resolved set and checks that it covers exactly the variant keys of `tables`.
+    pub fn read(path: &std::path::Path, tables: &[Table]) -> Result<ResolvedSet, ResolvedError> {
+        let data = std::fs::read(path).map_err(|source| ResolvedError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let set: ResolvedSet = serde_json::from_slice(&data).map_err(|e| ResolvedError::Json {
+            path: path.to_path_buf(),
+            line: e.line(),
+            message: e.to_string(),
+        })?;
+        let keys = |ts: &[Table]| -> Vec<(String, String)> {
+            ts.iter()
+                .flat_map(|t| {
+                    t.variants
+                        .iter()
+                        .map(move |v| (t.path.clone(), v.key.clone()))
+                })
+                .collect()
+        };
+        if keys(&set.tables) != keys(tables) {
+            return Err(ResolvedError::Stale {
+                path: path.to_path_buf(),
+                message: "its variants differ from the tables loaded".into(),
+            });
+        }
+        Ok(set)
+    }
+
+    /// Writes pretty JSON atomically (temp file + rename).
+    pub fn write(&self, path: &std::path::Path) -> Result<(), ResolvedError> {
+        let io = |source| ResolvedError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(d) = path.parent() {
+            std::fs::create_dir_all(d).map_err(io)?;
+        }
+        let mut data = serde_json::to_vec_pretty(self).map_err(|e| io(std::io::Error::other(e)))?;
+        data.push(b'\n');
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, data).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+}

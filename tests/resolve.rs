@@ -1,0 +1,167 @@
+//! Resolution re-checked offline from the recorded nvdisasm answers (oracle/): the findings
+//! with their evidence, the committed resolved tables, and the agreement they reach.
+
+use sass_conform::codec::Codec;
+use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
+use sass_conform::conform::resolved::{ResolvedSet, resolve_tables};
+use sass_conform::conform::{Finding, diff};
+use sass_conform::oracle::{Entry, load_dir};
+use sass_conform::render::Renderer;
+use sass_conform::spec::{Table, load_tables};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn tables() -> Vec<Table> {
+    load_tables(&[PathBuf::from("specs")], None).unwrap()
+}
+
+fn entries() -> Vec<Entry> {
+    load_dir("oracle")
+        .unwrap()
+        .into_iter()
+        .filter(|(p, _)| {
+            p.parent()
+                .and_then(|d| d.file_name())
+                .is_some_and(|d| d.to_string_lossy().starts_with("sm"))
+        })
+        .flat_map(|(_, e)| e)
+        .collect()
+}
+
+fn findings() -> Vec<Finding> {
+    let codec = Codec::new(tables()).unwrap();
+    let es = entries();
+    let answers = Answers::new(&es);
+    bit_findings(&codec, &read_bits(&codec, &answers))
+}
+
+#[test]
+fn tld_modifier_labels_are_bound_to_the_wrong_groups() {
+    let f = findings();
+    let g = f
+        .iter()
+        .find(|f| {
+            f.key == "TLD_P_R_R_R_R_UR_D_I"
+                && f.kind == "label-wrong-group"
+                && f.message.contains("`modi 4`")
+        })
+        .expect("TLD modi 4 finding");
+    assert_eq!(g.file, "specs/sm100/TLD.txt");
+    assert_eq!(g.line, 18, "the second cell row of the layout");
+    assert_eq!(g.bits, vec![79, 80]);
+    assert_eq!(
+        g.reading.as_deref(),
+        Some(
+            "bit 79: Modifier Group 3, value bit 0 (`` -> `F16.RN`); bit 80: Modifier Group 3, value bit 1 (`` -> `F16.RZ`)"
+        )
+    );
+    assert_eq!(g.evidence[1].word, "00000000080080000000000000000f66");
+    assert_eq!(
+        g.evidence[1].nvdisasm,
+        "@P0 TLD.F16.RN.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;"
+    );
+}
+
+#[test]
+fn tld_dimension_is_three_bits_not_two() {
+    let f = findings();
+    let g = f
+        .iter()
+        .find(|f| f.key == "TLD_P_R_R_R_R_UR_D_I" && f.kind == "fixed-bit-is-field")
+        .expect("bit 63 finding");
+    assert_eq!(g.bits, vec![63]);
+    assert_eq!(g.reading.as_deref(), Some("bit 63: operand 6, bit 2"));
+    assert_eq!(
+        g.evidence[1].nvdisasm,
+        "@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, ARRAY_1D, 0x0 ;"
+    );
+}
+
+#[test]
+fn finding_counts_by_kind() {
+    let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+    for f in findings() {
+        assert!(!f.evidence.is_empty(), "{}", f.line_text());
+        *by_kind.entry(f.kind).or_default() += 1;
+    }
+    let expected: BTreeMap<String, usize> = [
+        ("distilled-vs-nvdisasm", 14),
+        ("field-bit-ignored", 24),
+        ("field-bit-order", 72),
+        ("field-boundary", 69),
+        ("field-effect-unexplained", 16),
+        ("field-wrong-operand", 195),
+        ("fixed-bit-ignored", 143),
+        ("fixed-bit-is-field", 199),
+        ("label-wrong-group", 237),
+        ("modifier-name-differs", 9),
+        ("sched-value-rejected", 286),
+        ("undescribed-bit-matters", 6),
+    ]
+    .into_iter()
+    .map(|(k, n)| (k.to_string(), n))
+    .collect();
+    assert_eq!(by_kind, expected);
+}
+
+#[test]
+fn committed_resolved_tables_are_what_the_oracle_gives() {
+    let t = tables();
+    let set = ResolvedSet::read(Path::new("resolved/tables.json"), &t).unwrap();
+    let codec = Codec::new(t).unwrap();
+    let again = resolve_tables(&codec, &entries());
+    assert_eq!(
+        serde_json::to_value(&again).unwrap(),
+        serde_json::to_value(&set.tables).unwrap(),
+        "resolved/tables.json is stale: run `sass-conform resolve --write`"
+    );
+}
+
+#[test]
+fn resolved_tables_agree_with_nvdisasm() {
+    let es = entries();
+    let set = ResolvedSet::read(Path::new("resolved/tables.json"), &tables()).unwrap();
+    let c = Codec::new(set.tables).unwrap();
+    let res = diff(&c, &Renderer::new(&c), &es);
+    assert_eq!(res.counts.total, 167_868);
+    assert_eq!(res.counts.text_mismatch, 62);
+    assert_eq!(res.counts.oracle_illegal_we_decode, 0);
+    assert_eq!(res.counts.we_reject_oracle_decodes, 0);
+    assert!(res.counts.legal_agreement() >= 0.999);
+    assert!(res.counts.verdict_agreement() >= 0.999);
+}
+
+#[test]
+fn readings_learned_from_half_the_answers_predict_the_other_half() {
+    // Learn from the fixed words and their single-bit flips plus every other remaining
+    // answer; check on the answers left out (random fills and field sweeps).
+    let es = entries();
+    let codec = Codec::new(tables()).unwrap();
+    let fixed: Vec<(sass_conform::Arch, u128)> = codec
+        .ids()
+        .map(|id| (codec.table(id).arch.unwrap(), codec.variant(id).fixed_value))
+        .collect();
+    let near = |e: &Entry| {
+        fixed
+            .iter()
+            .any(|(a, f)| *a == e.arch && (e.word ^ f).count_ones() <= 1)
+    };
+    #[allow(clippy::type_complexity)]
+    let (learn, check): (Vec<(usize, Entry)>, Vec<(usize, Entry)>) = es
+        .into_iter()
+        .enumerate()
+        .partition(|(i, e)| near(e) || i % 2 == 0);
+    let learn: Vec<Entry> = learn.into_iter().map(|(_, e)| e).collect();
+    let check: Vec<Entry> = check.into_iter().map(|(_, e)| e).collect();
+    let c = Codec::new(resolve_tables(&codec, &learn)).unwrap();
+    let res = diff(&c, &Renderer::new(&c), &check);
+    eprintln!(
+        "held out: {} answers, legal text {:.4}, verdict {:.4}",
+        res.counts.total,
+        res.counts.legal_agreement(),
+        res.counts.verdict_agreement()
+    );
+    assert!(res.counts.total > 50_000);
+    assert!(res.counts.legal_agreement() >= 0.99, "{:?}", res.counts);
+    assert!(res.counts.verdict_agreement() >= 0.99, "{:?}", res.counts);
+}
