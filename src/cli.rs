@@ -15,6 +15,14 @@ use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// `println!` that returns the write error (a closed pipe ends the command quietly, see
+/// main.rs) instead of panicking.
+macro_rules! outln {
+    ($($t:tt)*) => {
+        writeln!(std::io::stdout().lock(), $($t)*)?
+    };
+}
+
 /// Spec-conformance fuzzer and differential tester for NVIDIA SASS encoding tables.
 #[derive(Parser, Debug)]
 #[command(name = "sass-conform", version)]
@@ -50,6 +58,38 @@ enum Cmd {
     /// Scan ptxas cubins against the tables: per arch, instructions, tabled, matched,
     /// unmatched (coverage gaps), agreement with nvdisasm.
     Scan(ScanArgs),
+    /// Nightly report: report.json, .csv, .md and .html in --out, compared with --baseline
+    /// (exit 1 on a regression, named on the last line).
+    Report(ReportArgs),
+    /// Which archs nvdisasm agrees with for tables without an arch line: every variant's fixed
+    /// word on every arch nvdisasm takes, against the distilled line (offline from
+    /// oracle/arch-infer/; `--record` asks nvdisasm and records).
+    ArchInfer(ArchInferArgs),
+}
+
+#[derive(Args, Debug)]
+struct ArchInferArgs {
+    /// Table files or folders.
+    #[arg(default_value = "specs")]
+    paths: Vec<PathBuf>,
+    /// Also rank tables whose header names an arch (a check of the method).
+    #[arg(long)]
+    all: bool,
+    /// Oracle root; recordings are in DIR/arch-infer/<ARCH>.tsv.
+    #[arg(long, default_value = "oracle")]
+    oracle: PathBuf,
+    /// Ask nvdisasm for every arch and record the answers (manifest: DIR/MANIFEST.json).
+    #[arg(long)]
+    record: bool,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm); with --record.
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
+    /// Differing texts to show per arch.
+    #[arg(long, default_value_t = 0)]
+    examples: usize,
+    /// One JSON object per table (the full ranking, per variant outcomes included).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -90,6 +130,8 @@ struct ScanArgs {
 
 #[derive(Subcommand, Debug)]
 enum CorpusCmd {
+    /// Record nvdisasm's answers for the words fuzz inputs hold that the oracle lacks.
+    Record(CorpusRecordArgs),
     /// Write roundtrip seeds made of real words: every variant's fixed word and, per variant,
     /// up to N recorded oracle words nvdisasm accepts.
     Seed {
@@ -125,6 +167,10 @@ struct ResolveArgs {
     /// Also write the resolved tables (the tables as nvdisasm reads them) to this file.
     #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "resolved/tables.json")]
     write: Option<PathBuf>,
+    /// Also write corrected copies of the tables into DIR, in their own dialects and under
+    /// the same relative paths (specs/sm100/TLD.txt -> DIR/sm100/TLD.txt), for `diff -u`.
+    #[arg(long, value_name = "DIR")]
+    emit_tables: Option<PathBuf>,
 }
 
 /// Which view of the tables the codec uses.
@@ -261,7 +307,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Spec(SpecCmd::List(a)) => spec_list(&a.paths),
         Cmd::Spec(SpecCmd::Dump { file, arch, .. }) => {
             let t = spec::load_table(&file, arch)?;
-            println!("{}", serde_json::to_string_pretty(&t)?);
+            outln!("{}", serde_json::to_string_pretty(&t)?);
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Decode(a) => words_cmd(&a, true),
@@ -272,6 +318,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Lint(a) => lint_cmd(&a),
         Cmd::Resolve(a) => resolve_cmd(&a),
         Cmd::Scan(a) => scan_cmd(&a),
+        Cmd::Report(a) => report_cmd(&a),
+        Cmd::Corpus(CorpusCmd::Record(a)) => corpus_record(&a),
+        Cmd::ArchInfer(a) => arch_infer_cmd(&a),
         Cmd::Corpus(CorpusCmd::Seed {
             out,
             oracle,
@@ -279,6 +328,38 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             per_variant,
         }) => corpus_seed(&out, &oracle, &specs, per_variant),
     }
+}
+
+fn arch_infer_cmd(a: &ArchInferArgs) -> Result<ExitCode> {
+    use sass_conform::conform::archinfer::{CANDIDATE_ARCHS, index, infer_arch, load_recorded};
+    let tables: Vec<_> = spec::load_tables(&a.paths, None)?
+        .into_iter()
+        .filter(|t| a.all || t.arch_source != "header")
+        .collect();
+    if a.record {
+        let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let refs: Vec<_> = tables.iter().collect();
+        let n = sass_conform::conform::archinfer::record(
+            &nv,
+            &refs,
+            &CANDIDATE_ARCHS,
+            &a.oracle,
+            &command,
+        )?;
+        eprintln!("{n} answers recorded in {}/arch-infer/", a.oracle.display());
+    }
+    let entries = load_recorded(&a.oracle)?;
+    let idx = index(&entries);
+    for t in &tables {
+        let r = infer_arch(t, &CANDIDATE_ARCHS, |arch, w| idx.get(&(arch, w)).copied());
+        if a.json {
+            outln!("{}", serde_json::to_string(&r)?);
+        } else {
+            write!(std::io::stdout().lock(), "{}", r.render_text(a.examples))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
@@ -300,7 +381,7 @@ fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
     };
     let report = scan_paths(&codec, &Renderer::new(&codec), &opts)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", report.to_text(a.top));
     }
@@ -308,14 +389,54 @@ fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
 }
 
 fn load_codec(specs: &Path) -> Result<Codec> {
-    let tables = spec::load_tables(&[specs.to_path_buf()], None)?;
+    let tables = load_some_tables(&[specs.to_path_buf()], None)?;
     Ok(Codec::new(tables)?)
+}
+
+/// Tables under `paths`; an error when there are none (a wrong folder, say).
+fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::Table>> {
+    let tables = spec::load_tables(paths, arch)?;
+    if tables.is_empty() {
+        bail!(
+            "no table files (*.txt) under {}; give the specs folder (--specs) or table files",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(tables)
+}
+
+/// Every recorded entry under `dir`; an error when there is none.
+fn load_entries(dir: &Path) -> Result<Vec<Entry>> {
+    if !dir.is_dir() {
+        bail!(
+            "{}: no such oracle folder (record one with `sass-conform oracle record`)",
+            dir.display()
+        );
+    }
+    // oracle/arch-infer holds answers for archs the tables do not claim (arch inference):
+    // not evidence about the tables' own archs.
+    let entries: Vec<Entry> = oracle::load_dir(dir)?
+        .into_iter()
+        .filter(|(p, _)| !p.components().any(|c| c.as_os_str() == "arch-infer"))
+        .flat_map(|(_, e)| e)
+        .collect();
+    if entries.is_empty() {
+        bail!(
+            "{}: no oracle entries (*.tsv) in this folder",
+            dir.display()
+        );
+    }
+    Ok(entries)
 }
 
 /// The codec over the resolved view when `view.resolved` exists (and not `--as-written`),
 /// else over the tables as written. Returns the codec and a word saying which.
 fn load_view(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str)> {
-    let tables = spec::load_tables(&[specs.to_path_buf()], None)?;
+    let tables = load_some_tables(&[specs.to_path_buf()], None)?;
     if view.as_written || !view.resolved.is_file() {
         return Ok((Codec::new(tables)?, "as written"));
     }
@@ -324,11 +445,11 @@ fn load_view(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str)> {
 }
 
 fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
-    let tables = spec::load_tables(paths, None)?;
+    let tables = load_some_tables(paths, None)?;
     let mut total = 0;
     for t in &tables {
         let arch = t.arch.map_or("-".to_string(), |a| a.to_string());
-        println!(
+        outln!(
             "{}\t{}\t{}\t{} variants",
             t.path,
             arch,
@@ -337,7 +458,7 @@ fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
         );
         total += t.variants.len();
     }
-    println!("total\t{} tables\t{total} variants", tables.len());
+    outln!("total\t{} tables\t{total} variants", tables.len());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -419,7 +540,7 @@ fn encode(a: &EncodeArgs) -> Result<ExitCode> {
     let r = Renderer::new(&codec);
     let arch = codec.table(id).arch.expect("codec tables have an arch");
     let p = predict(&codec, &r, arch, w);
-    println!(
+    outln!(
         "{}\t{}\t{}",
         w,
         p.text.as_deref().unwrap_or("(rejected)"),
@@ -528,35 +649,34 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
 fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     let (codec, view) = load_view(&a.specs, &a.view)?;
     let r = Renderer::new(&codec);
-    let files = oracle::load_dir(&a.oracle)?;
-    let entries: Vec<Entry> = files.into_iter().flat_map(|(_, e)| e).collect();
+    let entries = load_entries(&a.oracle)?;
     let res = diff(&codec, &r, &entries);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&res)?);
+        outln!("{}", serde_json::to_string_pretty(&res)?);
         return Ok(ExitCode::SUCCESS);
     }
     let c = &res.counts;
-    println!("tables                       {view}");
-    println!("entries                      {}", c.total);
-    println!("match                        {}", c.matched);
-    println!("agree illegal                {}", c.agree_illegal);
-    println!("text mismatch                {}", c.text_mismatch);
-    println!(
+    outln!("tables                       {view}");
+    outln!("entries                      {}", c.total);
+    outln!("match                        {}", c.matched);
+    outln!("agree illegal                {}", c.agree_illegal);
+    outln!("text mismatch                {}", c.text_mismatch);
+    outln!(
         "oracle-illegal, we decode    {}",
         c.oracle_illegal_we_decode
     );
-    println!(
+    outln!(
         "we reject, oracle decodes    {}",
         c.we_reject_oracle_decodes
     );
-    println!("no variant                   {}", c.no_variant);
-    println!(
+    outln!("no variant                   {}", c.no_variant);
+    outln!(
         "agreement: legal text {:.2}%, legal/illegal verdict {:.2}%",
         100.0 * c.legal_agreement(),
         100.0 * c.verdict_agreement()
     );
     for g in res.groups.iter().take(a.top) {
-        println!(
+        outln!(
             "{:6}  {}  {}  {}\n        word {} ({})\n        nvdisasm: {}\n        diff:     {}",
             g.count,
             g.key,
@@ -569,7 +689,7 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
         );
     }
     if res.groups.len() > a.top {
-        println!(
+        outln!(
             "... {} more groups (--top, --json)",
             res.groups.len() - a.top
         );
@@ -578,7 +698,7 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
 }
 
 fn lint_cmd(a: &LintArgs) -> Result<ExitCode> {
-    let codec = Codec::new(spec::load_tables(&a.paths, a.arch)?)?;
+    let codec = Codec::new(load_some_tables(&a.paths, a.arch)?)?;
     let findings = lint(&codec);
     print_findings(&findings, a.json)?;
     Ok(ExitCode::SUCCESS)
@@ -622,7 +742,8 @@ fn corpus_seed(
         .map(|id| (id, Word(codec.variant(id).fixed_value)))
         .collect();
     let mut taken: std::collections::HashMap<VariantId, usize> = Default::default();
-    for (_, entries) in oracle::load_dir(oracle_dir)? {
+    {
+        let entries = load_entries(oracle_dir)?;
         for e in entries.iter().filter(|e| e.answer.is_legal()) {
             if let Some(d) = codec.decode(e.arch, Word(e.word)) {
                 let n = taken.entry(d.id).or_default();
@@ -644,17 +765,19 @@ fn corpus_seed(
 
 fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
-    let codec = Codec::new(spec::load_tables(&a.paths, a.arch)?)?;
-    let entries: Vec<Entry> = oracle::load_dir(&a.oracle)?
-        .into_iter()
-        .flat_map(|(_, e)| e)
-        .collect();
+    let codec = Codec::new(load_some_tables(&a.paths, a.arch)?)?;
+    let entries = load_entries(&a.oracle)?;
     let answers = Answers::new(&entries);
     let readings = read_bits(&codec, &answers);
     let findings = bit_findings(&codec, &readings);
     print_findings(&findings, a.json)?;
+    let resolved =
+        (a.write.is_some() || a.emit_tables.is_some()).then(|| resolve_tables(&codec, &entries));
+    if let (Some(dir), Some(tables)) = (&a.emit_tables, &resolved) {
+        emit_tables(dir, &a.paths, &codec.tables, tables)?;
+    }
     if let Some(path) = &a.write {
-        let tables = resolve_tables(&codec, &entries);
+        let tables = resolved.clone().expect("resolved when --write is given");
         let manifest = Manifest::read_or_default(a.oracle.join("MANIFEST.json"))?;
         let mut versions: Vec<String> = manifest
             .files
@@ -683,6 +806,141 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
             100.0 * res.counts.legal_agreement(),
             100.0 * res.counts.verdict_agreement()
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `resolve --emit-tables DIR`: every table corrected by its resolved reading, written to
+/// DIR under its path relative to the folder it was found in (a file given directly: its path
+/// after the last `specs` folder, else its name).
+fn emit_tables(
+    dir: &Path,
+    paths: &[PathBuf],
+    tables: &[spec::Table],
+    resolved: &[spec::Table],
+) -> Result<()> {
+    for (t, r) in tables.iter().zip(resolved) {
+        let path = Path::new(&t.path);
+        let rel = paths
+            .iter()
+            .filter(|p| p.is_dir())
+            .find_map(|p| path.strip_prefix(p).ok())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| {
+                let comps: Vec<_> = path.components().collect();
+                let after = comps.iter().rposition(|c| c.as_os_str() == "specs");
+                match after {
+                    Some(i) if i + 1 < comps.len() => comps[i + 1..].iter().collect(),
+                    _ => path.file_name().map(PathBuf::from).unwrap_or_default(),
+                }
+            });
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let out = spec::emit::emit_table(&text, t, r)?;
+        spec::emit::write_emitted(dir, &rel, &out)?;
+        let changed = text
+            .lines()
+            .zip(out.lines())
+            .filter(|(a, b)| a != b)
+            .count();
+        let unwritten = spec::emit::unwritten(t, r).len();
+        eprintln!(
+            "{}: {changed} lines changed from {}; {unwritten} resolved readings the text format cannot hold",
+            dir.join(&rel).display(),
+            t.path
+        );
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+struct ReportArgs {
+    #[command(flatten)]
+    view: ViewArgs,
+    /// Output folder [default: reports/<today>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// A previous report.json to compare with (e.g. reports/baseline.json).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Oracle folders, compared together (repeatable).
+    #[arg(long, default_values = ["oracle"])]
+    oracle: Vec<PathBuf>,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// Folders of fuzz crashes, <dir>/<target>/<file> (repeatable).
+    #[arg(long, default_values = ["corpus/regressions", "fuzz/artifacts"])]
+    crashes: Vec<PathBuf>,
+}
+
+fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
+    use sass_conform::report;
+    let opts = report::Options {
+        specs: a.specs.clone(),
+        oracle: a.oracle.clone(),
+        resolved: (!a.view.as_written).then(|| a.view.resolved.clone()),
+        crash_dirs: a.crashes.clone(),
+    };
+    let out = (a.out.clone()).unwrap_or_else(|| Path::new("reports").join(oracle::today_utc()));
+    let done = report::run(&opts, &out, a.baseline.as_deref())?;
+    outln!("{}", report::summary_text(&done.report).trim_end());
+    for f in &done.files {
+        outln!("wrote {}", f.display());
+    }
+    if let Some(line) = report::last_line(&done.report) {
+        outln!("{line}");
+    }
+    Ok(match done.report.regressions().is_empty() {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::from(1),
+    })
+}
+
+#[derive(Args, Debug)]
+struct CorpusRecordArgs {
+    /// Fuzz target the inputs belong to (`roundtrip` or `decode_render`).
+    #[arg(long)]
+    target: String,
+    /// Input files or folders.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Oracle folder to write (<arch>/fuzz-<target>.tsv and MANIFEST.json).
+    #[arg(long)]
+    out: PathBuf,
+    /// Oracle folders whose words are already known (repeatable).
+    #[arg(long, default_values = ["oracle"])]
+    oracle: Vec<PathBuf>,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
+    /// Most words to record.
+    #[arg(long, default_value_t = 20_000)]
+    max: usize,
+    /// Print the new words (`arch<TAB>word`) instead of recording them.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+fn corpus_record(a: &CorpusRecordArgs) -> Result<ExitCode> {
+    use sass_conform::report::words;
+    let codec = Codec::new(spec::bundled_tables()?)?;
+    let known = words::known_words(&[a.oracle.clone(), vec![a.out.clone()]].concat())?;
+    let new = words::new_words(&codec, &a.target, &a.inputs, &known, a.max)?;
+    if a.dry_run {
+        for (arch, w) in &new {
+            outln!("{arch}\t{}", Word(*w));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!("{}: {} words not yet recorded", a.target, new.len());
+    if !new.is_empty() {
+        let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let name = format!("fuzz-{}", a.target);
+        for (path, n, legal) in words::record(&nv, &new, &a.out, &name, &command)? {
+            eprintln!("{}: {n} words, {legal} legal", path.display());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -10,7 +10,7 @@ fn main() -> std::process::ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("sass-conform: error: {e:#}");
+            eprintln!("sass-conform: error: {}", one_line(&e));
             std::process::ExitCode::from(2)
         }
     }
@@ -22,4 +22,21 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// The error and its causes on one line, leaving out a cause its parent already quotes
+/// (`file: No such file` is not followed by `: No such file` again).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for c in e.chain() {
+        let s = c.to_string();
+        if msg.ends_with(&s) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&s);
+    }
+    msg
 }

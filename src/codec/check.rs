@@ -143,11 +143,18 @@ impl Codec {
     /// (mask, value) of the opcode bits of `id`'s table: those of bits 0..=11 (the SASS opcode
     /// field) that every variant of the table fixes to the same value.
     pub fn opcode_bits(&self, id: VariantId) -> (u128, u128) {
-        let t = self.table(id);
-        let first = t.variants[0].fixed_value;
-        let m = t.variants.iter().fold(0xfffu128, |m, v| {
-            m & v.fixed_mask & !(v.fixed_value ^ first)
-        });
-        (m, first & m)
+        self.opcode[id.table as usize]
     }
+}
+
+/// (mask, value) of the bits 0..=11 that every variant of `t` fixes to the same value.
+pub(super) fn table_opcode_bits(t: &crate::spec::Table) -> (u128, u128) {
+    let Some(v0) = t.variants.first() else {
+        return (0, 0);
+    };
+    let first = v0.fixed_value;
+    let m = t.variants.iter().fold(0xfffu128, |m, v| {
+        m & v.fixed_mask & !(v.fixed_value ^ first)
+    });
+    (m, first & m)
 }

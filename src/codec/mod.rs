@@ -131,6 +131,8 @@ pub struct Codec {
     /// The tables, as loaded.
     pub tables: Vec<Table>,
     index: BTreeMap<Arch, Index>,
+    /// Per table: (mask, value) of its opcode bits (see [`Codec::opcode_bits`]).
+    opcode: Vec<(u128, u128)>,
 }
 
 impl Codec {
@@ -154,7 +156,12 @@ impl Codec {
             .into_iter()
             .map(|(a, vs)| (a, Index::build(vs)))
             .collect();
-        Ok(Codec { tables, index })
+        let opcode = tables.iter().map(check::table_opcode_bits).collect();
+        Ok(Codec {
+            tables,
+            index,
+            opcode,
+        })
     }
 
     /// The archs that have tables.

@@ -81,6 +81,9 @@ fn resolve_variant(v: &Variant, vr: &VariantReading) -> Variant {
                 roles[b] = Role::DontCare;
                 continue;
             }
+            // A scheduling bit nvdisasm refuses alone may be fine with other scheduling bits
+            // (compiled words set it): keep the field; its refused values are learned later.
+            Effect::Illegal(_) if sched => continue,
             Effect::Illegal(_) | Effect::Mnemonic(_) => {
                 roles[b] = Role::Fixed(base_bit);
                 continue;

@@ -1,5 +1,6 @@
 //! Spec layer: the table model, the parser for both dialects, and loading of the specs/ folder.
 
+pub mod emit;
 pub mod model;
 pub mod parse;
 

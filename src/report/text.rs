@@ -1,0 +1,449 @@
+//! report.csv (one row per variant) and report.md.
+
+use super::{Report, VariantRow, cut, pct, variant_name};
+use crate::conform::finding::compact_bits;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// One CSV row.
+#[derive(Serialize)]
+struct CsvRow<'a> {
+    arch: String,
+    key: &'a str,
+    mnemonic: &'a str,
+    words_checked: usize,
+    /// Legal-text agreement in percent (report's view), empty when nvdisasm accepted none.
+    agreement_pct: String,
+    agreement_as_written_pct: String,
+    mismatches: usize,
+    findings: usize,
+    fuzz_crashes: usize,
+    bits_confirmed: usize,
+    bits_contradicted: usize,
+    bits_unseen: usize,
+    file: &'a str,
+    line: usize,
+}
+
+fn pct_num(x: Option<f64>) -> String {
+    x.map(|v| format!("{:.2}", 100.0 * v)).unwrap_or_default()
+}
+
+/// report.csv: a header, then one row per variant in table order.
+pub fn csv(r: &Report) -> Result<Vec<u8>, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for v in &r.variants {
+        w.serialize(CsvRow {
+            arch: v.arch.map(|a| a.to_string()).unwrap_or_default(),
+            key: &v.key,
+            mnemonic: &v.mnemonic,
+            words_checked: v.words_checked,
+            agreement_pct: pct_num(v.agreement),
+            agreement_as_written_pct: pct_num(v.agreement_as_written),
+            mismatches: v.mismatches,
+            findings: v.findings,
+            fuzz_crashes: v.fuzz_crashes,
+            bits_confirmed: v.bit_counts.confirmed,
+            bits_contradicted: v.bit_counts.contradicted,
+            bits_unseen: v.bit_counts.unseen,
+            file: &v.file,
+            line: v.line,
+        })
+        .map_err(|e| e.to_string())?;
+    }
+    w.into_inner().map_err(|e| e.to_string())
+}
+
+/// Escapes `|` and newlines for a Markdown table cell, in backticks when `code`.
+fn cell(s: &str, code: bool) -> String {
+    let s = s.replace('|', "\\|").replace('\n', " ");
+    if code && !s.is_empty() {
+        format!("`{}`", s.replace('`', "'"))
+    } else {
+        s
+    }
+}
+
+/// Rows grouped by arch (arch order), table order inside.
+pub(crate) fn by_arch(r: &Report) -> Vec<(String, Vec<&VariantRow>)> {
+    let mut archs: Vec<Option<crate::Arch>> = r.variants.iter().map(|v| v.arch).collect();
+    archs.sort();
+    archs.dedup();
+    archs
+        .into_iter()
+        .map(|a| {
+            let name = a.map_or("no arch".to_string(), |a| a.to_string());
+            (name, r.variants.iter().filter(|v| v.arch == a).collect())
+        })
+        .collect()
+}
+
+/// report.md.
+pub fn markdown(r: &Report) -> String {
+    let mut o = String::new();
+    let s = &r.summary;
+    let _ = writeln!(o, "# sass-conform report\n");
+    let _ = writeln!(
+        o,
+        "Generated {} by sass-conform {}; tables `{}`, view **{}**; oracle {}; nvdisasm {}.\n",
+        r.generated,
+        r.tool_version,
+        r.inputs.specs,
+        r.inputs.view,
+        r.inputs
+            .oracle
+            .iter()
+            .map(|o| format!("`{}` ({} entries)", o.dir, o.entries))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if r.inputs.nvdisasm_versions.is_empty() {
+            "-".to_string()
+        } else {
+            r.inputs.nvdisasm_versions.join(", ")
+        }
+    );
+    if let Some(c) = &r.comparison {
+        if c.regressions.is_empty() {
+            let _ = writeln!(o, "**No regression** against `{}`.\n", c.baseline);
+        } else {
+            let _ = writeln!(o, "**REGRESSION** against `{}`:\n", c.baseline);
+            for g in &c.regressions {
+                let _ = writeln!(o, "- {g}");
+            }
+            o.push('\n');
+        }
+    }
+    let _ = writeln!(o, "## Summary\n");
+    let _ = writeln!(
+        o,
+        "| | now |{}",
+        if r.comparison.is_some() {
+            " baseline |"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        o,
+        "|---|---:|{}",
+        if r.comparison.is_some() { "---:|" } else { "" }
+    );
+    let before = r.comparison.as_ref().map(|c| &c.summary_before);
+    let mut line = |name: &str, now: String, was: Option<String>| {
+        let _ = match was {
+            Some(w) => writeln!(o, "| {name} | {now} | {w} |"),
+            None => writeln!(o, "| {name} | {now} |"),
+        };
+    };
+    line(
+        "tables / variants",
+        format!("{} / {}", s.tables, s.variants),
+        before.map(|b| format!("{} / {}", b.tables, b.variants)),
+    );
+    line(
+        "oracle entries",
+        s.counts.total.to_string(),
+        before.map(|b| b.counts.total.to_string()),
+    );
+    line(
+        "legal-text agreement",
+        pct(s.legal_agreement),
+        before.map(|b| pct(b.legal_agreement)),
+    );
+    line(
+        "legal/illegal verdict agreement",
+        pct(s.verdict_agreement),
+        before.map(|b| pct(b.verdict_agreement)),
+    );
+    line(
+        "legal-text agreement, tables as written",
+        pct(s.legal_agreement_as_written),
+        before.map(|b| pct(b.legal_agreement_as_written)),
+    );
+    line(
+        "mismatching words (attributed)",
+        s.mismatches.to_string(),
+        before.map(|b| b.mismatches.to_string()),
+    );
+    line(
+        "words no table knows",
+        s.counts.no_variant.to_string(),
+        before.map(|b| b.counts.no_variant.to_string()),
+    );
+    line(
+        "findings",
+        s.findings.to_string(),
+        before.map(|b| b.findings.to_string()),
+    );
+    line(
+        "bits confirmed / contradicted / unseen",
+        format!(
+            "{} / {} / {}",
+            s.bits.confirmed, s.bits.contradicted, s.bits.unseen
+        ),
+        before.map(|b| {
+            format!(
+                "{} / {} / {}",
+                b.bits.confirmed, b.bits.contradicted, b.bits.unseen
+            )
+        }),
+    );
+    line(
+        "fuzz crashes",
+        s.fuzz_crashes.to_string(),
+        before.map(|b| b.fuzz_crashes.to_string()),
+    );
+    o.push('\n');
+
+    if let Some(c) = &r.comparison {
+        let _ = writeln!(
+            o,
+            "## Changes since the baseline ({})\n",
+            c.baseline_generated
+        );
+        let section = |o: &mut String, title: &str, n: usize| {
+            let _ = writeln!(o, "### {title} ({n})\n");
+        };
+        section(&mut o, "New mismatches", c.new_mismatches.len());
+        for m in c.new_mismatches.iter().take(50) {
+            let _ = writeln!(
+                o,
+                "- {} word `{}` ({} {}): `{}`",
+                variant_name(m.arch, &m.key),
+                m.word,
+                m.cause,
+                m.field,
+                m.diff
+            );
+        }
+        section(&mut o, "Fixed mismatches", c.fixed_mismatches.len());
+        for m in c.fixed_mismatches.iter().take(50) {
+            let _ = writeln!(
+                o,
+                "- {} word `{}`: nvdisasm `{}`",
+                variant_name(m.arch, &m.key),
+                m.word,
+                m.nvdisasm
+            );
+        }
+        section(&mut o, "Changed texts", c.changed_texts.len());
+        for t in c.changed_texts.iter().take(50) {
+            let _ = writeln!(
+                o,
+                "- {} word `{}`, {}: `{}`",
+                variant_name(t.arch, &t.key),
+                t.word,
+                t.side,
+                t.diff
+            );
+        }
+        section(&mut o, "Agreement down", c.agreement_down.len());
+        for a in &c.agreement_down {
+            let _ = writeln!(
+                o,
+                "- {}: {} -> {} ({} -> {} words)",
+                variant_name(a.arch, &a.key),
+                pct(a.before),
+                pct(a.after),
+                a.words_before,
+                a.words_after
+            );
+        }
+        section(&mut o, "Agreement up", c.agreement_up.len());
+        for a in &c.agreement_up {
+            let _ = writeln!(
+                o,
+                "- {}: {} -> {}",
+                variant_name(a.arch, &a.key),
+                pct(a.before),
+                pct(a.after)
+            );
+        }
+        section(&mut o, "Bits whose status changed", c.bits_changed.len());
+        for b in &c.bits_changed {
+            let _ = writeln!(
+                o,
+                "- {}: bits {} `{}` -> `{}`",
+                variant_name(b.arch, &b.key),
+                compact_bits(&b.bits),
+                b.before,
+                b.after
+            );
+        }
+        section(&mut o, "New findings", c.new_findings.len());
+        for f in c.new_findings.iter().take(50) {
+            let _ = writeln!(o, "- {}", f.line_text());
+        }
+        section(&mut o, "Gone findings", c.gone_findings.len());
+        for f in c.gone_findings.iter().take(50) {
+            let _ = writeln!(o, "- {}", f.line_text());
+        }
+        section(&mut o, "New fuzz crashes", c.new_crashes.len());
+        for x in &c.new_crashes {
+            let _ = writeln!(o, "- {} `{}`: `{}`", x.target, x.file, x.reproduce);
+        }
+        if !c.variants_added.is_empty() || !c.variants_removed.is_empty() {
+            let _ = writeln!(
+                o,
+                "Variants added: {}; removed: {}.\n",
+                c.variants_added.join(", "),
+                c.variants_removed.join(", ")
+            );
+        }
+    }
+
+    let _ = writeln!(o, "## Variants\n");
+    let _ = writeln!(
+        o,
+        "Agreement: share of nvdisasm-legal words whose text we reproduce ({} tables; \"as \
+         written\": the tables as written). Bits: confirmed / contradicted / never seen by \
+         nvdisasm.\n",
+        r.inputs.view
+    );
+    for (arch, rows) in by_arch(r) {
+        let _ = writeln!(o, "### {arch}\n");
+        let _ = writeln!(
+            o,
+            "| variant | words | agreement | as written | mismatches | findings | crashes | bits c/x/u |"
+        );
+        let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---|");
+        for v in rows {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {} | {}/{}/{} |",
+                cell(&v.key, true),
+                v.words_checked,
+                pct(v.agreement),
+                pct(v.agreement_as_written),
+                v.mismatches,
+                v.findings,
+                v.fuzz_crashes,
+                v.bit_counts.confirmed,
+                v.bit_counts.contradicted,
+                v.bit_counts.unseen
+            );
+        }
+        o.push('\n');
+    }
+
+    let _ = writeln!(o, "## Mismatch groups\n");
+    let _ = writeln!(
+        o,
+        "| count | key | field | cause | example | diff (ours -> nvdisasm) |"
+    );
+    let _ = writeln!(o, "|---:|---|---|---|---|---|");
+    for g in r.mismatch_groups.iter().take(40) {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} | {} |",
+            g.count,
+            cell(&g.key, true),
+            cell(&g.field, false),
+            g.cause,
+            cell(&g.example.word, true),
+            cell(&cut(&g.example.diff, 160), true)
+        );
+    }
+    if r.mismatch_groups.len() > 40 {
+        let _ = writeln!(
+            o,
+            "\n{} more groups in report.json.",
+            r.mismatch_groups.len() - 40
+        );
+    }
+    o.push('\n');
+
+    let _ = writeln!(o, "## Fuzz crashes ({})\n", r.crashes.len());
+    for x in &r.crashes {
+        let _ = writeln!(
+            o,
+            "- {} `{}` ({}, {} bytes{}){}: reproduce with `{}`{}",
+            x.target,
+            x.file,
+            x.kind,
+            x.size,
+            if x.minimized { ", minimised" } else { "" },
+            if x.variants.is_empty() {
+                String::new()
+            } else {
+                format!(" on {}", x.variants.join(", "))
+            },
+            x.reproduce,
+            x.message
+                .as_ref()
+                .map(|m| format!(" — {}", cell(m, false)))
+                .unwrap_or_default()
+        );
+    }
+    o.push('\n');
+
+    let _ = writeln!(o, "## Findings by kind\n");
+    let _ = writeln!(o, "| kind | count |");
+    let _ = writeln!(o, "|---|---:|");
+    for (k, n) in &s.findings_by_kind {
+        let _ = writeln!(o, "| {k} | {n} |");
+    }
+    o
+}
+
+/// The few lines `sass-conform report` prints: totals and, with a baseline, the changes.
+pub fn summary_text(r: &Report) -> String {
+    let s = &r.summary;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} variants in {} tables; {} oracle words ({} view): legal-text agreement {}, \
+         verdict agreement {}, as written {}",
+        s.variants,
+        s.tables,
+        s.counts.total,
+        r.inputs.view,
+        pct(s.legal_agreement),
+        pct(s.verdict_agreement),
+        pct(s.legal_agreement_as_written)
+    );
+    let _ = writeln!(
+        o,
+        "{} mismatching words in {} groups, {} words no table knows; {} findings; bits \
+         {} confirmed, {} contradicted, {} unseen; {} fuzz crashes",
+        s.mismatches,
+        s.mismatch_groups,
+        s.counts.no_variant,
+        s.findings,
+        s.bits.confirmed,
+        s.bits.contradicted,
+        s.bits.unseen,
+        s.fuzz_crashes
+    );
+    if let Some(c) = &r.comparison {
+        let _ = writeln!(
+            o,
+            "against {} ({}): {} new / {} fixed mismatches, {} changed texts, {} new / {} gone \
+             findings, agreement up in {} / down in {} variants, {} variants with bit changes, \
+             {} new fuzz crashes",
+            c.baseline,
+            c.baseline_generated,
+            c.new_mismatches.len(),
+            c.fixed_mismatches.len(),
+            c.changed_texts.len(),
+            c.new_findings.len(),
+            c.gone_findings.len(),
+            c.agreement_up.len(),
+            c.agreement_down.len(),
+            c.bits_changed.len(),
+            c.new_crashes.len()
+        );
+    }
+    o
+}
+
+/// The last line `sass-conform report` prints: `regression: ...` naming each regression, or
+/// `no regression against ...`; None without a baseline.
+pub fn last_line(r: &Report) -> Option<String> {
+    let c = r.comparison.as_ref()?;
+    Some(if c.regressions.is_empty() {
+        format!("no regression against {}", c.baseline)
+    } else {
+        format!("regression: {}", c.regressions.join("; "))
+    })
+}

@@ -1,0 +1,174 @@
+//! `scan` on the committed ptxas cubins (corpus/cubins), offline against the recorded nvdisasm
+//! answers (oracle/cubins): exact counts per arch, the coverage gaps, the seeds; and a clean
+//! error for a file that is not a cubin. Needs neither ptxas nor nvdisasm.
+
+use sass_conform::Arch;
+use sass_conform::codec::Codec;
+use sass_conform::conform::scan::{
+    ArchSummary, Live, ScanError, ScanOptions, ScanReport, read_cubin, scan_paths,
+};
+use sass_conform::render::Renderer;
+use sass_conform::spec::load_tables;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn codec() -> Codec {
+    Codec::new(load_tables(&[PathBuf::from("specs")], None).unwrap()).unwrap()
+}
+
+fn offline(paths: &[&str]) -> Result<ScanReport, ScanError> {
+    let codec = codec();
+    let r = Renderer::new(&codec);
+    let opts = ScanOptions {
+        paths: paths.iter().map(PathBuf::from).collect(),
+        oracle: Some(PathBuf::from("oracle/cubins")),
+        live: Live::Never,
+        ..ScanOptions::default()
+    };
+    scan_paths(&codec, &r, &opts)
+}
+
+fn arch(report: &ScanReport, a: u16) -> &ArchSummary {
+    report.archs.iter().find(|s| s.arch == Arch(a)).unwrap()
+}
+
+/// (instructions, tabled, matched, unmatched, compared, agree) of an arch.
+fn counts(s: &ArchSummary) -> [usize; 6] {
+    [
+        s.instructions,
+        s.tabled,
+        s.matched,
+        s.unmatched,
+        s.compared,
+        s.agree,
+    ]
+}
+
+#[test]
+fn committed_cubins_scan_offline() {
+    let rep = offline(&["corpus/cubins"]).unwrap();
+    assert_eq!(rep.files.len(), 24);
+    // Every word has a recorded answer: the recordings match the committed cubins.
+    assert_eq!(rep.answers.words, 2506);
+    assert_eq!(rep.answers.recorded, 2506);
+    assert_eq!(rep.answers.missing, 0);
+    assert_eq!(rep.answers.live, 0);
+    assert_eq!(rep.archs.len(), 3);
+
+    // Pinned figures of the tables as written, against nvdisasm 13.5.37's recorded answers.
+    let sm80 = arch(&rep, 80);
+    assert_eq!(counts(sm80), [1512, 55, 1, 54, 55, 0]);
+    assert_eq!(sm80.tables, ["LD"]);
+    assert_eq!(sm80.claimed_elsewhere, 10); // LDG words the LD table's opcode bits claim
+    assert_eq!(sm80.no_table_here.get("TEX"), Some(&37));
+    assert_eq!(sm80.no_table_here.get("TLD"), Some(&8));
+    assert_eq!(sm80.no_table_here.get("TLD4"), Some(&13));
+
+    let sm90 = arch(&rep, 90);
+    assert_eq!(counts(sm90), [1176, 13, 13, 0, 13, 1]);
+    assert_eq!(sm90.tables, ["TLD4", "TMML"]);
+    assert_eq!(sm90.claimed_elsewhere, 28); // TEX and TLD words the TLD4 table's opcode claims
+    assert_eq!(sm90.no_table_here.get("LD"), Some(&55));
+    assert!(!sm90.variants.keys().any(|k| k.starts_with("TMML")));
+
+    let sm100 = arch(&rep, 100);
+    assert_eq!(counts(sm100), [1184, 28, 0, 28, 28, 0]);
+    assert_eq!(sm100.tables, ["TEX", "TLD"]);
+    assert_eq!(sm100.no_table_here.get("LD"), Some(&55));
+    assert_eq!(sm100.no_table_here.get("TLD4"), Some(&13));
+
+    // The coverage gaps: SM80 LD words set bit 76 (no UR operand), which every LD variant
+    // fixes to 0; SM100 TEX/TLD words hold 0xff in bits 48..=55, which the tables fix to 0.
+    let ld = rep
+        .gaps
+        .iter()
+        .find(|g| g.arch == Arch(80) && g.key == "LD_R_R_UR_I" && g.bits == [76])
+        .unwrap();
+    assert_eq!(ld.count, 43);
+    assert!(!ld.opcode_differs);
+    assert_eq!(ld.nvdisasm.as_deref(), Some("LD.E.U8 R4, [R4.64+0x5] ;"));
+    let tex = rep
+        .gaps
+        .iter()
+        .find(|g| g.arch == Arch(100) && g.key == "TEX_P_R_R_R_R_UR_D_I")
+        .unwrap();
+    assert_eq!(tex.bits, (48..=55).collect::<Vec<u8>>());
+    let unmatched: usize = rep.gaps.iter().map(|g| g.count).sum();
+    assert_eq!(unmatched, 54 + 28);
+
+    // Every tabled word is listed, with nvdisasm's text; agreement is exact text equality.
+    assert_eq!(rep.words.len(), 55 + 13 + 28);
+    for w in &rep.words {
+        assert!(w.nvdisasm.is_some(), "{}", w.word);
+        assert_eq!(
+            w.agree,
+            Some(w.ours.is_some() && w.ours == w.nvdisasm),
+            "{}",
+            w.word
+        );
+    }
+    let mismatched: usize = rep.mismatches.iter().map(|m| m.count).sum();
+    assert_eq!(mismatched, (55 + 13 + 28) - 1);
+
+    // Step 4: every matched word is a committed roundtrip seed.
+    for w in rep.words.iter().filter(|w| w.matched) {
+        let seed = PathBuf::from(format!("corpus/roundtrip/cubin-{}-{}", w.key, w.word));
+        assert!(seed.is_file(), "missing seed {}", seed.display());
+    }
+}
+
+#[test]
+fn arch_comes_from_e_flags() {
+    for (dir, a, flags) in [
+        ("sm80", 80, 0x6005004),
+        ("sm90", 90, 0x6005a04),
+        ("sm100", 100, 0x6006402),
+    ] {
+        let c = read_cubin(&PathBuf::from(format!("corpus/cubins/{dir}/tld4.cubin"))).unwrap();
+        assert_eq!(c.arch, Arch(a));
+        assert_eq!(c.e_flags, flags);
+        let names: Vec<&str> = c.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert!(names.contains(&"tld4_components"), "{names:?}");
+    }
+}
+
+#[test]
+fn garbage_is_a_clean_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.cubin");
+    std::fs::write(&junk, b"\x7fELF but not really a cubin, just bytes").unwrap();
+    let e = offline(&[junk.to_str().unwrap()]).unwrap_err();
+    assert!(matches!(e, ScanError::NotCubin { .. }), "{e:?}");
+    assert!(e.to_string().contains("junk.cubin"), "{e}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let e = offline(&[empty.path().to_str().unwrap()]).unwrap_err();
+    assert!(e.to_string().starts_with("no .cubin file in"), "{e}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+        .args(["scan", "--offline"])
+        .arg(&junk)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("junk.cubin: not a readable cubin"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn cli_prints_the_counts() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+        .args(["scan", "--offline", "corpus/cubins"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["SM90", "8", "23", "1176", "13", "13", "0", "1/13", "(7.7%)"]),
+        "{text}"
+    );
+    assert!(text.contains("no table on SM80 for: TEX 37, TLD 8, TLD4 13"));
+}
