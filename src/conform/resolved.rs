@@ -221,13 +221,16 @@ pub fn learn_printing(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
     for ((id, fi, val), (legal, illegal)) in seen {
         if legal == 0 && illegal >= 2 {
             let f = &mut tables[id.table as usize].variants[id.variant as usize].fields[fi];
-            f.rejected.push(val);
+            if !f.rejected.contains(&val) {
+                f.rejected.push(val);
+            }
         }
     }
     for t in &mut tables {
         for v in &mut t.variants {
             for f in &mut v.fields {
                 f.rejected.sort_unstable();
+                f.rejected.dedup();
             }
         }
     }
