@@ -399,28 +399,30 @@ mod tests {
 
     #[test]
     fn finds_each_kind_of_change() {
-        let mut base = Report::default();
-        base.variants = vec![
-            row("A", 1.0, "ccu"),
-            row("B", 0.5, "ccc"),
-            row("GONE", 1.0, "c"),
-        ];
-        base.mismatches = vec![
-            MismatchRow {
-                arch: Some(Arch(100)),
-                word: "01".into(),
-                key: "B".into(),
-                nvdisasm: "X R1 ;".into(),
-                ours: Some("X R2 ;".into()),
-                ..Default::default()
-            },
-            MismatchRow {
-                arch: Some(Arch(100)),
-                word: "02".into(),
-                key: "B".into(),
-                ..Default::default()
-            },
-        ];
+        let base = Report {
+            variants: vec![
+                row("A", 1.0, "ccu"),
+                row("B", 0.5, "ccc"),
+                row("GONE", 1.0, "c"),
+            ],
+            mismatches: vec![
+                MismatchRow {
+                    arch: Some(Arch(100)),
+                    word: "01".into(),
+                    key: "B".into(),
+                    nvdisasm: "X R1 ;".into(),
+                    ours: Some("X R2 ;".into()),
+                    ..Default::default()
+                },
+                MismatchRow {
+                    arch: Some(Arch(100)),
+                    word: "02".into(),
+                    key: "B".into(),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
         let mut now = base.clone();
         now.variants = vec![
             row("A", 0.9, "cxc"),

@@ -37,23 +37,57 @@ pub fn esc(s: &str) -> String {
     o
 }
 
-/// `similar` word diff of `a` -> `b` as HTML (`<del>`/`<ins>`).
+/// Instruction text cut into tokens: runs of word characters, and each other character
+/// (`.`, `,`, space, brackets) on its own, so modifiers diff one by one.
+fn tokens(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        if !(c.is_alphanumeric() || c == '_' || c == '?' || c == '!') {
+            if start < i {
+                out.push(&s[start..i]);
+            }
+            out.push(&s[i..i + c.len_utf8()]);
+            start = i + c.len_utf8();
+        }
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+/// `similar` diff of `a` -> `b` over [`tokens`], as HTML (`<del>`/`<ins>`).
 pub fn diff_html(a: &str, b: &str) -> String {
     use similar::{ChangeTag, TextDiff};
-    let d = TextDiff::from_words(a, b);
+    let (ta, tb) = (tokens(a), tokens(b));
+    let d = TextDiff::from_slices(&ta, &tb);
     let mut o = String::new();
-    for c in d.iter_all_changes() {
-        let v = esc(c.value());
-        match c.tag() {
-            ChangeTag::Equal => o.push_str(&v),
-            ChangeTag::Delete => {
-                let _ = write!(o, "<del>{v}</del>");
+    let mut run: Option<(ChangeTag, String)> = None;
+    let flush = |o: &mut String, run: &mut Option<(ChangeTag, String)>| {
+        if let Some((tag, text)) = run.take() {
+            let v = esc(&text);
+            match tag {
+                ChangeTag::Equal => o.push_str(&v),
+                ChangeTag::Delete => {
+                    let _ = write!(o, "<del>{v}</del>");
+                }
+                ChangeTag::Insert => {
+                    let _ = write!(o, "<ins>{v}</ins>");
+                }
             }
-            ChangeTag::Insert => {
-                let _ = write!(o, "<ins>{v}</ins>");
+        }
+    };
+    for c in d.iter_all_changes() {
+        match &mut run {
+            Some((tag, text)) if *tag == c.tag() => text.push_str(c.value()),
+            _ => {
+                flush(&mut o, &mut run);
+                run = Some((c.tag(), c.value().to_string()));
             }
         }
     }
+    flush(&mut o, &mut run);
     format!("<code class=\"diff\">{o}</code>")
 }
 
@@ -111,6 +145,9 @@ g.fld.k-guard rect{fill:#f3f0ff;stroke:#9775fa}
 g.fld.k-sched rect{fill:#f1f3f5;stroke:#adb5bd}
 g.fld.k-flag rect,g.fld.k-operand-modifier rect{fill:#fff0f6;stroke:#f783ac}
 g.fld text{font:9px system-ui,sans-serif;fill:#343a40}
+code.diff{white-space:pre-wrap;overflow-wrap:anywhere}
+td code{overflow-wrap:anywhere}
+code.w{white-space:nowrap;overflow-wrap:normal}
 del{background:#ffc9c9;text-decoration:line-through}
 ins{background:#b2f2bb;text-decoration:none}
 details{margin:6px 0}
@@ -154,10 +191,10 @@ pub fn page(r: &Report) -> String {
          <title>sass-conform report {}</title><style>{STYLE}</style></head><body>\n",
         esc(&r.generated)
     );
-    let _ = write!(
+    let _ = writeln!(
         o,
         "<header><h1>sass-conform report</h1><p class=\"meta\">Generated {} by sass-conform {} \
-         · tables <code>{}</code> ({} view) · oracle {} · nvdisasm {}</p></header><main>\n",
+         · tables <code>{}</code> ({} view) · oracle {} · nvdisasm {}</p></header><main>",
         esc(&r.generated),
         esc(&r.tool_version),
         esc(&r.inputs.specs),
@@ -178,16 +215,16 @@ pub fn page(r: &Report) -> String {
     if let Some(c) = &r.comparison {
         changes(&mut o, c);
     }
-    let _ = write!(
+    let _ = writeln!(
         o,
         "<div class=\"filter\"><label>Filter variants: <input id=\"filter\" \
-         placeholder=\"key, e.g. TLD4_R_R\"></label></div>\n"
+         placeholder=\"key, e.g. TLD4_R_R\"></label></div>"
     );
     for (arch, rows) in super::text::by_arch(r) {
         arch_section(&mut o, r, &arch, &rows);
     }
     crashes(&mut o, &r.crashes);
-    let _ = write!(o, "</main><script>{SCRIPT}</script></body></html>\n");
+    let _ = writeln!(o, "</main><script>{SCRIPT}</script></body></html>");
     o
 }
 
@@ -367,15 +404,28 @@ fn mismatch_list(o: &mut String, ms: &[MismatchRow], max: usize) {
         "<table><tr><th>variant</th><th>word</th><th>cause</th><th>ours → nvdisasm</th></tr>",
     );
     for m in ms.iter().take(max) {
-        let ours = m.ours.clone().unwrap_or_default();
+        // A word diff where both sides are instruction texts; else both sides as they are.
+        let shown = match (&m.ours, m.cause.as_str()) {
+            (Some(ours), "text") => diff_html(ours, &m.nvdisasm),
+            (Some(ours), _) => format!(
+                "<code class=\"diff\"><del>{}</del></code><br>nvdisasm rejects it: \
+                 <code class=\"diff\">{}</code>",
+                esc(ours),
+                esc(&m.nvdisasm)
+            ),
+            (None, _) => format!(
+                "we reject it; nvdisasm: <code class=\"diff\"><ins>{}</ins></code>",
+                esc(&m.nvdisasm)
+            ),
+        };
         let _ = write!(
             o,
-            "<tr><td>{}</td><td><code>{}</code></td><td>{} {}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td><code class=\"w\">{}</code></td><td>{} {}</td><td>{shown}</td>\
+             </tr>",
             esc(&variant_name(m.arch, &m.key)),
             esc(&m.word),
             esc(&m.cause),
             esc(&m.field),
-            diff_html(&ours, &m.nvdisasm)
         );
     }
     o.push_str("</table>");
@@ -415,7 +465,7 @@ fn changes(o: &mut String, c: &super::Comparison) {
         for t in c.changed_texts.iter().take(100) {
             let _ = write!(
                 o,
-                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td><code class=\"w\">{}</code></td><td>{}</td><td>{}</td></tr>",
                 esc(&variant_name(t.arch, &t.key)),
                 esc(&t.word),
                 esc(&t.side),
@@ -807,6 +857,10 @@ mod tests {
         assert_eq!(
             diff_html("TLD R1 ;", "TLD R2 ;"),
             "<code class=\"diff\">TLD <del>R1</del><ins>R2</ins> ;</code>"
+        );
+        assert_eq!(
+            diff_html("@P0 LD.EF.U8 R0 ;", "@P0 LD.E.EF.U8 R0 ;"),
+            "<code class=\"diff\">@P0 LD.<ins>E.</ins>EF.U8 R0 ;</code>"
         );
     }
 }

@@ -202,6 +202,9 @@ pub fn markdown(r: &Report) -> String {
             c.baseline_generated
         );
         let section = |o: &mut String, title: &str, n: usize| {
+            if !o.ends_with("\n\n") {
+                o.push('\n');
+            }
             let _ = writeln!(o, "### {title} ({n})\n");
         };
         section(&mut o, "New mismatches", c.new_mismatches.len());
@@ -282,6 +285,7 @@ pub fn markdown(r: &Report) -> String {
         for x in &c.new_crashes {
             let _ = writeln!(o, "- {} `{}`: `{}`", x.target, x.file, x.reproduce);
         }
+        o.push('\n');
         if !c.variants_added.is_empty() || !c.variants_removed.is_empty() {
             let _ = writeln!(
                 o,
