@@ -417,13 +417,7 @@ fn load_entries(dir: &Path) -> Result<Vec<Entry>> {
             dir.display()
         );
     }
-    // oracle/arch-infer holds answers for archs the tables do not claim (arch inference):
-    // not evidence about the tables' own archs.
-    let entries: Vec<Entry> = oracle::load_dir(dir)?
-        .into_iter()
-        .filter(|(p, _)| !p.components().any(|c| c.as_os_str() == "arch-infer"))
-        .flat_map(|(_, e)| e)
-        .collect();
+    let entries = oracle::load_entries_where(dir, oracle::is_evidence_file)?;
     if entries.is_empty() {
         bail!(
             "{}: no oracle entries (*.tsv) in this folder",

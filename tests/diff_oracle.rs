@@ -3,7 +3,7 @@
 
 use sass_conform::codec::Codec;
 use sass_conform::conform::diff;
-use sass_conform::oracle::{Answer, load_dir};
+use sass_conform::oracle::{Answer, is_sweep_file, load_dir};
 use sass_conform::render::Renderer;
 use sass_conform::spec::load_tables;
 use std::path::PathBuf;
@@ -17,11 +17,7 @@ fn diff_counts_on_the_recorded_oracle() {
     let files: Vec<_> = load_dir("oracle")
         .unwrap()
         .into_iter()
-        .filter(|(p, _)| {
-            p.parent()
-                .and_then(|d| d.file_name())
-                .is_some_and(|d| d.to_string_lossy().starts_with("sm"))
-        })
+        .filter(|(p, _)| is_sweep_file(p))
         .collect();
     assert_eq!(files.len(), 5);
     let entries: Vec<_> = files.into_iter().flat_map(|(_, e)| e).collect();

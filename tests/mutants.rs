@@ -35,7 +35,7 @@ use sass_conform::Arch;
 use sass_conform::codec::Codec;
 use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
 use sass_conform::conform::{Finding, lint};
-use sass_conform::oracle::{Entry, load_dir};
+use sass_conform::oracle::{Entry, is_sweep_file, load_entries_where};
 use sass_conform::spec::parse::field_bits;
 use sass_conform::spec::{Dialect, FieldKind, GroupKind, Table, Variant, load_table, parse_table};
 use std::collections::{BTreeMap, BTreeSet};
@@ -161,16 +161,7 @@ enum Outcome {
 }
 
 fn sweep_entries() -> Vec<Entry> {
-    load_dir("oracle")
-        .unwrap()
-        .into_iter()
-        .filter(|(p, _)| {
-            p.parent()
-                .and_then(|d| d.file_name())
-                .is_some_and(|d| d.to_string_lossy().starts_with("sm"))
-        })
-        .flat_map(|(_, e)| e)
-        .collect()
+    load_entries_where("oracle", is_sweep_file).unwrap()
 }
 
 /// The findings of one table text: lint's (whole table) and resolve's per variant.

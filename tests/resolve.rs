@@ -5,7 +5,7 @@ use sass_conform::codec::Codec;
 use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
 use sass_conform::conform::resolved::{ResolvedSet, resolve_tables};
 use sass_conform::conform::{Finding, diff};
-use sass_conform::oracle::{Entry, load_dir};
+use sass_conform::oracle::{Entry, is_evidence_file, is_sweep_file, load_entries_where};
 use sass_conform::render::Renderer;
 use sass_conform::spec::{Table, load_tables};
 use std::collections::BTreeMap;
@@ -16,26 +16,12 @@ fn tables() -> Vec<Table> {
 }
 
 fn entries() -> Vec<Entry> {
-    load_dir("oracle")
-        .unwrap()
-        .into_iter()
-        .filter(|(p, _)| {
-            p.parent()
-                .and_then(|d| d.file_name())
-                .is_some_and(|d| d.to_string_lossy().starts_with("sm"))
-        })
-        .flat_map(|(_, e)| e)
-        .collect()
+    load_entries_where("oracle", is_sweep_file).unwrap()
 }
 
 /// Every recorded answer `resolve --write` and `diff` read: oracle/ without arch-infer/.
 fn all_entries() -> Vec<Entry> {
-    load_dir("oracle")
-        .unwrap()
-        .into_iter()
-        .filter(|(p, _)| !p.components().any(|c| c.as_os_str() == "arch-infer"))
-        .flat_map(|(_, e)| e)
-        .collect()
+    load_entries_where("oracle", is_evidence_file).unwrap()
 }
 
 fn findings() -> Vec<Finding> {

@@ -343,6 +343,36 @@ fn date_from_unix_days(days: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// Folder under oracle/ holding answers for archs the tables do not claim (arch inference):
+/// not evidence about the tables' own archs.
+pub const ARCH_INFER_DIR: &str = "arch-infer";
+
+/// Whether an oracle file holds evidence about the tables on their own archs (every file but
+/// those under [`ARCH_INFER_DIR`]).
+pub fn is_evidence_file(path: &Path) -> bool {
+    !path.components().any(|c| c.as_os_str() == ARCH_INFER_DIR)
+}
+
+/// Whether an oracle file is a per-table sweep recording (`oracle/sm*/<MNEMONIC>.tsv`, made
+/// by `sass-conform oracle record`).
+pub fn is_sweep_file(path: &Path) -> bool {
+    path.parent()
+        .and_then(|d| d.file_name())
+        .is_some_and(|d| d.to_string_lossy().starts_with("sm"))
+}
+
+/// Every entry of the files under `dir` that `keep` accepts, in [`load_dir`] order.
+pub fn load_entries_where(
+    dir: impl AsRef<Path>,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<Vec<Entry>, OracleError> {
+    Ok(load_dir(dir)?
+        .into_iter()
+        .filter(|(p, _)| keep(p))
+        .flat_map(|(_, e)| e)
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
