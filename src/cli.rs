@@ -7,7 +7,7 @@ use sass_conform::codec::{
     Codec, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
 };
 use sass_conform::conform::resolved::{Provenance, ResolvedSet, resolve_tables};
-use sass_conform::conform::{Finding, diff, lint, predict};
+use sass_conform::conform::{Differ, Finding, diff, lint, predict};
 use sass_conform::oracle::{self, Entry, FileRecord, Manifest, Nvdisasm};
 use sass_conform::render::Renderer;
 use sass_conform::spec::{self, ModifierName};
@@ -58,6 +58,10 @@ enum Cmd {
     /// Scan ptxas cubins against the tables: per arch, instructions, tabled, matched,
     /// unmatched (coverage gaps), agreement with nvdisasm.
     Scan(ScanArgs),
+    /// Time the product against nvdisasm on the same words (decode, render, record, parse,
+    /// diff), or print generated words for timing other commands.
+    #[command(subcommand)]
+    Bench(BenchCmd),
     /// Nightly report: report.json, .csv, .md and .html in --out, compared with --baseline
     /// (exit 1 on a regression, named on the last line).
     Report(ReportArgs),
@@ -318,6 +322,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Lint(a) => lint_cmd(&a),
         Cmd::Resolve(a) => resolve_cmd(&a),
         Cmd::Scan(a) => scan_cmd(&a),
+        Cmd::Bench(BenchCmd::Run(a)) => bench_run(&a),
+        Cmd::Bench(BenchCmd::Words(a)) => bench_words(&a),
         Cmd::Report(a) => report_cmd(&a),
         Cmd::Corpus(CorpusCmd::Record(a)) => corpus_record(&a),
         Cmd::ArchInfer(a) => arch_infer_cmd(&a),
@@ -407,6 +413,28 @@ fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::T
         );
     }
     Ok(tables)
+}
+
+/// Streams every recorded entry of the evidence files under `dir` (see
+/// [`oracle::is_evidence_file`]) into `f`, one row at a time; returns how many there were.
+fn for_each_entry(dir: &Path, mut f: impl FnMut(Entry)) -> Result<usize> {
+    if !dir.is_dir() {
+        bail!(
+            "{}: no such oracle folder (record one with `sass-conform oracle record`)",
+            dir.display()
+        );
+    }
+    let mut n = 0;
+    for path in oracle::list_files(dir)? {
+        if !oracle::is_evidence_file(&path) {
+            continue;
+        }
+        for e in oracle::open_entries(&path)? {
+            f(e?);
+            n += 1;
+        }
+    }
+    Ok(n)
 }
 
 /// Every recorded entry under `dir`; an error when there is none.
@@ -643,8 +671,15 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
 fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     let (codec, view) = load_view(&a.specs, &a.view)?;
     let r = Renderer::new(&codec);
-    let entries = load_entries(&a.oracle)?;
-    let res = diff(&codec, &r, &entries);
+    let mut differ = Differ::new(&codec, &r);
+    let n = for_each_entry(&a.oracle, |e| differ.add(&e))?;
+    if n == 0 {
+        bail!(
+            "{}: no oracle entries (*.tsv) in this folder",
+            a.oracle.display()
+        );
+    }
+    let res = differ.finish();
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&res)?);
         return Ok(ExitCode::SUCCESS);
@@ -936,5 +971,113 @@ fn corpus_record(a: &CorpusRecordArgs) -> Result<ExitCode> {
             eprintln!("{}: {n} words, {legal} legal", path.display());
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Subcommand, Debug)]
+enum BenchCmd {
+    /// Generate words from the tables, run nvdisasm and the product on the same words, print
+    /// each goal with its measured ratio and the words/s behind it.
+    Run(BenchRunArgs),
+    /// Print generated words, 32 hex digits per line (e.g. for `oracle run`, `decode -`).
+    Words(BenchWordsArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchRunArgs {
+    #[command(flatten)]
+    view: ViewArgs,
+    /// Words to generate (over every arch, a variant drawn uniformly per word).
+    #[arg(long, default_value_t = 1_000_000)]
+    words: usize,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Shares of illegal words (percent) mixed in for the recording goal.
+    #[arg(long, value_delimiter = ',', default_value = "5,40")]
+    mix: Vec<u32>,
+    /// Also write the measurements as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// Oracle folder for the diff goal.
+    #[arg(long, default_value = "oracle")]
+    oracle: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct BenchWordsArgs {
+    #[command(flatten)]
+    view: ViewArgs,
+    /// How many words.
+    #[arg(long, default_value_t = 1_000_000)]
+    count: usize,
+    /// Only variants of this arch (e.g. SM90).
+    #[arg(long)]
+    arch: Option<Arch>,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+}
+
+fn bench_run(a: &BenchRunArgs) -> Result<ExitCode> {
+    use sass_conform::bench::{BenchOptions, render_report, run};
+    let (codec, view) = load_view(&a.specs, &a.view)?;
+    let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+    let table_texts = spec::table_paths(&a.specs)?
+        .into_iter()
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+            Ok((p.display().to_string(), text))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let scratch = std::env::temp_dir().join(format!("sass-conform-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let opts = BenchOptions {
+        words: a.words,
+        seed: a.seed,
+        mixes: a.mix.clone(),
+        table_texts,
+        oracle_dir: a.oracle.clone(),
+        scratch: scratch.clone(),
+    };
+    eprintln!("bench: {} words from the tables ({view})", a.words);
+    let rep = run(&codec, &nv, &opts, |step| eprintln!("  {step}"));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let rep = rep?;
+    if let Some(path) = &a.json {
+        std::fs::write(path, serde_json::to_string_pretty(&rep)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    write!(std::io::stdout().lock(), "{}", render_report(&rep))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench_words(a: &BenchWordsArgs) -> Result<ExitCode> {
+    use sass_conform::bench::WordGenerator;
+    let (codec, _) = load_view(&a.specs, &a.view)?;
+    let mut g = WordGenerator::new(&codec, a.arch, a.seed);
+    if g.is_empty() {
+        bail!(
+            "no table of {} under {}",
+            a.arch.map_or("any arch".into(), |x| x.to_string()),
+            a.specs.display()
+        );
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for _ in 0..a.count {
+        let (_, w) = g.next_word()?;
+        writeln!(out, "{}", Word(w))?;
+    }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,9 +3,10 @@
 //! The pipeline, each layer importing only those before it:
 //! [`spec`] (tables -> model) -> [`codec`] (words <-> field values, verdicts) -> [`render`]
 //! (nvdisasm-syntax text) -> [`oracle`] (recorded/live nvdisasm answers) -> [`conform`]
-//! (diff against the oracle) -> [`report`].
+//! (diff against the oracle) -> [`report`]; [`bench`] times the pipeline against nvdisasm.
 
 pub mod arch;
+pub mod bench;
 pub mod codec;
 pub mod conform;
 pub mod oracle;

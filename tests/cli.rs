@@ -93,3 +93,62 @@ fn bad_words_name_the_input() {
     assert!(!ok);
     assert!(err.contains("no table is loaded for SM75"), "{err}");
 }
+
+#[test]
+fn bench_words_are_tabled_words_of_the_arch() {
+    let (ok, out, err) = run(&[
+        "bench", "words", "--arch", "SM80", "--count", "40", "--seed", "3",
+    ]);
+    assert!(ok, "{err}");
+    let words: Vec<&str> = out.lines().collect();
+    assert_eq!(words.len(), 40);
+    assert!(words.iter().all(|w| w.len() == 32));
+    // Every generated word decodes as an LD variant (the only SM80 table).
+    let mut args = vec!["decode", "--arch", "SM80"];
+    args.extend(&words);
+    let (ok, out, _) = run(&args);
+    assert!(ok);
+    assert_eq!(
+        out.lines().filter(|l| l.contains("\tLD_")).count(),
+        40,
+        "{out}"
+    );
+    // Same seed, same words.
+    let (_, again, _) = run(&[
+        "bench", "words", "--arch", "SM80", "--count", "40", "--seed", "3",
+    ]);
+    assert_eq!(again, words.join("\n") + "\n");
+    let (ok, _, err) = run(&["bench", "words", "--arch", "SM75", "--count", "1"]);
+    assert!(!ok);
+    assert!(err.contains("no table of SM75"), "{err}");
+}
+
+#[test]
+fn diff_streams_a_recording_and_names_bad_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sm100");
+    std::fs::create_dir_all(&sub).unwrap();
+    let f = sub.join("T.tsv");
+    std::fs::write(
+        &f,
+        "word\tarch\tstatus\ttext\n\
+         00000000080000000000000000000f66\tSM100\tok\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\n",
+    )
+    .unwrap();
+    let o = dir.path().to_str().unwrap();
+    let (ok, out, err) = run(&["diff", "--oracle", o]);
+    assert!(ok, "{err}");
+    assert!(out.contains("entries                      1\n"), "{out}");
+    assert!(out.contains("match                        1\n"), "{out}");
+    std::fs::write(&f, "word\tarch\tstatus\ttext\nxyz\tSM100\tok\tNOP ;\n").unwrap();
+    let (ok, _, err) = run(&["diff", "--oracle", o]);
+    assert!(!ok);
+    assert!(
+        err.contains("T.tsv:2") && err.contains("not 32 hex digits"),
+        "{err}"
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let (ok, _, err) = run(&["diff", "--oracle", empty.path().to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("no oracle entries"), "{err}");
+}

@@ -65,7 +65,9 @@ pub fn rejected(codec: &Codec, d: &crate::codec::Decoded) -> bool {
 }
 
 /// Counts of a diff. Every entry lands in exactly one of the six outcome counters.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// (Read back from a report's JSON, where a missing counter is 0.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct DiffCounts {
     /// Entries compared.
     pub total: usize,
@@ -85,24 +87,47 @@ pub struct DiffCounts {
 }
 
 impl DiffCounts {
-    /// Share of nvdisasm-legal entries whose text we reproduce exactly (0..=1). Words of
-    /// opcodes no table covers (`no_variant`) are left out: not implemented, not wrong.
+    /// Share of nvdisasm-legal entries whose text we reproduce exactly (0..=1; 1 when there
+    /// is none). Words of opcodes no table covers (`no_variant`) are left out: not
+    /// implemented, not wrong.
     pub fn legal_agreement(&self) -> f64 {
-        let legal = self.matched + self.text_mismatch + self.we_reject_oracle_decodes;
-        ratio(self.matched, legal)
+        self.legal_share().unwrap_or(1.0)
     }
-    /// Share of entries where we and nvdisasm agree on legal vs illegal (0..=1), leaving out
-    /// `no_variant` words.
+    /// Share of entries where we and nvdisasm agree on legal vs illegal (0..=1; 1 when there
+    /// is none), leaving out `no_variant` words.
     pub fn verdict_agreement(&self) -> f64 {
-        ratio(
+        self.verdict_share().unwrap_or(1.0)
+    }
+    /// [`DiffCounts::legal_agreement`], `None` when no entry counts.
+    pub fn legal_share(&self) -> Option<f64> {
+        let legal = self.matched + self.text_mismatch + self.we_reject_oracle_decodes;
+        share(self.matched, legal)
+    }
+    /// [`DiffCounts::verdict_agreement`], `None` when no entry counts.
+    pub fn verdict_share(&self) -> Option<f64> {
+        share(
             self.matched + self.text_mismatch + self.agree_illegal,
             self.total - self.no_variant,
         )
     }
+    /// Entries that disagree with nvdisasm (every outcome but match and agree-illegal).
+    pub fn mismatched(&self) -> usize {
+        self.total - self.matched - self.agree_illegal
+    }
+    /// Adds another diff's counts to these.
+    pub fn add(&mut self, c: &DiffCounts) {
+        self.total += c.total;
+        self.matched += c.matched;
+        self.agree_illegal += c.agree_illegal;
+        self.text_mismatch += c.text_mismatch;
+        self.oracle_illegal_we_decode += c.oracle_illegal_we_decode;
+        self.we_reject_oracle_decodes += c.we_reject_oracle_decodes;
+        self.no_variant += c.no_variant;
+    }
 }
 
-fn ratio(a: usize, b: usize) -> f64 {
-    if b == 0 { 1.0 } else { a as f64 / b as f64 }
+fn share(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
 }
 
 /// One disagreement with nvdisasm.
@@ -144,70 +169,98 @@ pub struct DiffResult {
     pub groups: Vec<MismatchGroup>,
 }
 
-/// Compares the project's predictions with every recorded entry.
+/// Compares the project's predictions with every recorded entry (see [`Differ`]).
 pub fn diff(codec: &Codec, r: &Renderer, entries: &[Entry]) -> DiffResult {
-    let mut counts = DiffCounts::default();
-    let mut groups: BTreeMap<(String, String, String), (usize, u32, Mismatch)> = BTreeMap::new();
-    let mut text = String::with_capacity(96);
-    for e in entries {
-        counts.total += 1;
+    let mut d = Differ::new(codec, r);
+    entries.iter().for_each(|e| d.add(e));
+    d.finish()
+}
+
+/// Mismatch groups keyed by (variant key, field, cause): (count, closeness, example).
+type Groups = BTreeMap<(String, String, String), (usize, u32, Mismatch)>;
+
+/// A diff fed one entry at a time, so a recording of any size is compared in flat memory:
+/// it keeps the counts and one example per mismatch group, never the entries.
+pub struct Differ<'a> {
+    codec: &'a Codec,
+    r: &'a Renderer,
+    counts: DiffCounts,
+    groups: Groups,
+    text: String,
+}
+
+impl<'a> Differ<'a> {
+    /// An empty diff over `codec`'s tables, rendered by `r`.
+    pub fn new(codec: &'a Codec, r: &'a Renderer) -> Differ<'a> {
+        Differ {
+            codec,
+            r,
+            counts: DiffCounts::default(),
+            groups: Groups::new(),
+            text: String::with_capacity(96),
+        }
+    }
+
+    /// Compares one recorded answer with our decoding of its word.
+    pub fn add(&mut self, e: &Entry) {
+        self.counts.total += 1;
         let word = Word(e.word);
-        let raw = codec.decode(e.arch, word);
-        let decoded = raw.filter(|d| !rejected(codec, d));
+        let raw = self.codec.decode(e.arch, word);
+        let decoded = raw.filter(|d| !rejected(self.codec, d));
         let (cause, key, field, ours, closeness) = match (&e.answer, decoded) {
             (Answer::Text(t), Some(d)) => {
-                text.clear();
-                r.render_into(codec, &d, &mut text);
-                if *t == text {
-                    counts.matched += 1;
-                    continue;
+                self.text.clear();
+                self.r.render_into(self.codec, &d, &mut self.text);
+                if *t == self.text {
+                    self.counts.matched += 1;
+                    return;
                 }
-                counts.text_mismatch += 1;
-                let v = codec.variant(d.id);
+                self.counts.text_mismatch += 1;
+                let v = self.codec.variant(d.id);
                 (
                     "text",
                     v.key.clone(),
-                    first_difference(&text, t),
-                    Some(text.clone()),
+                    first_difference(&self.text, t),
+                    Some(self.text.clone()),
                     ((e.word ^ v.fixed_value) & !v.fixed_mask).count_ones(),
                 )
             }
             (Answer::Illegal(_), Some(d)) => {
-                counts.oracle_illegal_we_decode += 1;
-                let v = codec.variant(d.id);
-                text.clear();
-                r.render_into(codec, &d, &mut text);
+                self.counts.oracle_illegal_we_decode += 1;
+                let v = self.codec.variant(d.id);
+                self.text.clear();
+                self.r.render_into(self.codec, &d, &mut self.text);
                 (
                     "oracle-illegal",
                     v.key.clone(),
                     "-".to_string(),
-                    Some(text.clone()),
+                    Some(self.text.clone()),
                     (e.word ^ v.fixed_value).count_ones(),
                 )
             }
             (Answer::Illegal(_), None) => {
-                counts.agree_illegal += 1;
-                continue;
+                self.counts.agree_illegal += 1;
+                return;
             }
             (Answer::Text(_), None) if raw.is_some() => {
-                counts.we_reject_oracle_decodes += 1;
-                let v = codec.variant(raw.expect("checked").id);
+                self.counts.we_reject_oracle_decodes += 1;
+                let v = self.codec.variant(raw.expect("checked").id);
                 ("we-reject", v.key.clone(), "rejected value".into(), None, 0)
             }
-            (Answer::Text(t), None) => match codec.check(e.arch, word) {
+            (Answer::Text(t), None) => match self.codec.check(e.arch, word) {
                 // nvdisasm names another instruction: a word of an un-tabled mnemonic whose
                 // opcode bits only look like the table's.
-                Verdict::ReservedBit { key, .. } if other_mnemonic(codec, e.arch, &key, t) => {
-                    counts.no_variant += 1;
+                Verdict::ReservedBit { key, .. } if other_mnemonic(self.codec, e.arch, &key, t) => {
+                    self.counts.no_variant += 1;
                     ("no-variant", key, "other mnemonic".into(), None, 0)
                 }
                 Verdict::ReservedBit { key, bits } => {
-                    counts.we_reject_oracle_decodes += 1;
+                    self.counts.we_reject_oracle_decodes += 1;
                     let field = format!("fixed bits {bits:?}");
                     ("we-reject", key, field, None, bits.len() as u32)
                 }
                 _ => {
-                    counts.no_variant += 1;
+                    self.counts.no_variant += 1;
                     ("no-variant", "-".into(), "-".into(), None, 0)
                 }
             },
@@ -219,7 +272,8 @@ pub fn diff(codec: &Codec, r: &Renderer, entries: &[Entry]) -> DiffResult {
             diff: inline_diff(ours.as_deref().unwrap_or(""), e.answer.text()),
             ours,
         };
-        let g = groups
+        let g = self
+            .groups
             .entry((key, field, cause.to_string()))
             .or_insert((0, u32::MAX, m.clone()));
         g.0 += 1;
@@ -228,18 +282,26 @@ pub fn diff(codec: &Codec, r: &Renderer, entries: &[Entry]) -> DiffResult {
             g.2 = m;
         }
     }
-    let mut groups: Vec<MismatchGroup> = groups
-        .into_iter()
-        .map(|((key, field, cause), (count, _, example))| MismatchGroup {
-            key,
-            field,
-            cause,
-            count,
-            example,
-        })
-        .collect();
-    groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
-    DiffResult { counts, groups }
+
+    /// The counts and the mismatch groups, sorted by count (descending), then key.
+    pub fn finish(self) -> DiffResult {
+        let mut groups: Vec<MismatchGroup> = self
+            .groups
+            .into_iter()
+            .map(|((key, field, cause), (count, _, example))| MismatchGroup {
+                key,
+                field,
+                cause,
+                count,
+                example,
+            })
+            .collect();
+        groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
+        DiffResult {
+            counts: self.counts,
+            groups,
+        }
+    }
 }
 
 /// Whether nvdisasm's text `t` names another mnemonic than the variant `key` of `arch`.

@@ -29,85 +29,141 @@ fn bad(path: &Path, line: u64, message: impl Into<String>) -> OracleError {
     }
 }
 
-/// Read one oracle TSV file.
+/// Read one oracle TSV file whole (see [`open_entries`] for row-at-a-time reading).
 ///
 /// Errors: [`OracleError::Io`] when it cannot be read; [`OracleError::BadFile`] naming
 /// `file:line` for a wrong header, a row without exactly 4 fields, a bad word, arch or status.
 /// Rows are returned in file order (sorted if the file was written by [`write_entries`]).
 pub fn read_entries(path: impl AsRef<Path>) -> Result<Vec<Entry>, OracleError> {
-    let path = path.as_ref();
-    let data = fs::read(path).map_err(|e| OracleError::io(path, e))?;
-    let mut rdr = csv::ReaderBuilder::new()
+    open_entries(path)?.collect()
+}
+
+/// Open one oracle TSV file for reading row by row: memory stays flat however long the file
+/// is (a buffered reader and one row at a time). The header is checked on the first call to
+/// `next`.
+///
+/// Errors: [`OracleError::Io`] when the file cannot be opened; each item is an error of
+/// [`read_entries`]'s kinds for a bad row, after which the iterator ends.
+pub fn open_entries(path: impl AsRef<Path>) -> Result<EntryReader, OracleError> {
+    let path = path.as_ref().to_path_buf();
+    let file = fs::File::open(&path).map_err(|e| OracleError::io(&path, e))?;
+    let rdr = csv::ReaderBuilder::new()
         .delimiter(b'\t')
         .quoting(false)
         .has_headers(false)
         .flexible(true)
-        .from_reader(&data[..]);
-    let mut out = Vec::new();
-    let mut seen_header = false;
-    let mut record = csv::StringRecord::new();
-    loop {
-        let more = rdr.read_record(&mut record).map_err(|e| {
-            let line = e.position().map(|p| p.line()).unwrap_or(0);
-            bad(path, line, format!("unreadable row: {e}"))
-        })?;
-        if !more {
-            break;
-        }
-        let line = record.position().map(|p| p.line()).unwrap_or(0);
-        if !seen_header {
-            seen_header = true;
-            let fields: Vec<&str> = record.iter().collect();
-            if fields != HEADER {
-                return Err(bad(
-                    path,
-                    line,
-                    format!(
-                        "header is `{}`, expected `{}`",
-                        fields.join("\\t"),
-                        HEADER.join("\\t")
-                    ),
-                ));
+        .from_reader(std::io::BufReader::with_capacity(1 << 16, file));
+    Ok(EntryReader {
+        path,
+        rdr,
+        record: csv::StringRecord::new(),
+        seen_header: false,
+        done: false,
+    })
+}
+
+/// The rows of one oracle TSV file, one [`Entry`] per `next` (see [`open_entries`]).
+pub struct EntryReader {
+    path: PathBuf,
+    rdr: csv::Reader<std::io::BufReader<fs::File>>,
+    record: csv::StringRecord,
+    seen_header: bool,
+    done: bool,
+}
+
+impl EntryReader {
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The next row, `Ok(None)` at the end of the file.
+    fn read_row(&mut self) -> Result<Option<Entry>, OracleError> {
+        loop {
+            let more = self.rdr.read_record(&mut self.record).map_err(|e| {
+                let line = e.position().map(|p| p.line()).unwrap_or(0);
+                bad(&self.path, line, format!("unreadable row: {e}"))
+            })?;
+            if !more {
+                if !self.seen_header {
+                    return Err(bad(&self.path, 1, "empty file: no header line"));
+                }
+                return Ok(None);
             }
-            continue;
+            let line = self.record.position().map(|p| p.line()).unwrap_or(0);
+            if self.seen_header {
+                return parse_row(&self.path, line, &self.record).map(Some);
+            }
+            self.seen_header = true;
+            check_header(&self.path, line, &self.record)?;
         }
-        if record.len() != 4 {
+    }
+}
+
+impl Iterator for EntryReader {
+    type Item = Result<Entry, OracleError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let row = self.read_row();
+        if !matches!(row, Ok(Some(_))) {
+            self.done = true;
+        }
+        row.transpose()
+    }
+}
+
+fn check_header(path: &Path, line: u64, record: &csv::StringRecord) -> Result<(), OracleError> {
+    let fields: Vec<&str> = record.iter().collect();
+    if fields == HEADER {
+        return Ok(());
+    }
+    Err(bad(
+        path,
+        line,
+        format!(
+            "header is `{}`, expected `{}`",
+            fields.join("\\t"),
+            HEADER.join("\\t")
+        ),
+    ))
+}
+
+fn parse_row(path: &Path, line: u64, record: &csv::StringRecord) -> Result<Entry, OracleError> {
+    if record.len() != 4 {
+        return Err(bad(
+            path,
+            line,
+            format!("{} tab-separated fields, expected 4", record.len()),
+        ));
+    }
+    let word = parse_word_hex(&record[0])
+        .filter(|_| record[0].len() == 32)
+        .ok_or_else(|| {
+            bad(
+                path,
+                line,
+                format!("word `{}` is not 32 hex digits", &record[0]),
+            )
+        })?;
+    let arch: Arch = record[1]
+        .parse()
+        .map_err(|e| bad(path, line, format!("{e}")))?;
+    let text = record[3].to_string();
+    let answer = match &record[2] {
+        "ok" => Answer::Text(text),
+        "illegal" => Answer::Illegal(text),
+        other => {
             return Err(bad(
                 path,
                 line,
-                format!("{} tab-separated fields, expected 4", record.len()),
+                format!("status `{other}`, expected `ok` or `illegal`"),
             ));
         }
-        let word = parse_word_hex(&record[0])
-            .filter(|_| record[0].len() == 32)
-            .ok_or_else(|| {
-                bad(
-                    path,
-                    line,
-                    format!("word `{}` is not 32 hex digits", &record[0]),
-                )
-            })?;
-        let arch: Arch = record[1]
-            .parse()
-            .map_err(|e| bad(path, line, format!("{e}")))?;
-        let text = record[3].to_string();
-        let answer = match &record[2] {
-            "ok" => Answer::Text(text),
-            "illegal" => Answer::Illegal(text),
-            other => {
-                return Err(bad(
-                    path,
-                    line,
-                    format!("status `{other}`, expected `ok` or `illegal`"),
-                ));
-            }
-        };
-        out.push(Entry { arch, word, answer });
-    }
-    if !seen_header {
-        return Err(bad(path, 1, "empty file: no header line"));
-    }
-    Ok(out)
+    };
+    Ok(Entry { arch, word, answer })
 }
 
 /// Sort `entries` by (word, arch) and drop duplicates: a later entry for the same (word, arch)
@@ -206,19 +262,25 @@ pub(crate) fn unique_counter() -> u64 {
 /// Returns `(path, entries)` per file, paths as found under `dir`. A missing `dir` gives an
 /// empty list. Errors: the first unreadable folder or bad file ([`read_entries`]).
 pub fn load_dir(dir: impl AsRef<Path>) -> Result<Vec<(PathBuf, Vec<Entry>)>, OracleError> {
-    let dir = dir.as_ref();
-    let mut files = Vec::new();
-    if dir.exists() {
-        collect_tsv(dir, &mut files)?;
-    }
-    files.sort();
-    files
+    list_files(dir)?
         .into_iter()
         .map(|p| {
             let entries = read_entries(&p)?;
             Ok((p, entries))
         })
         .collect()
+}
+
+/// Every `*.tsv` file under `dir`, recursively, in sorted path order (a missing `dir` gives
+/// an empty list). Errors: the first unreadable folder.
+pub fn list_files(dir: impl AsRef<Path>) -> Result<Vec<PathBuf>, OracleError> {
+    let dir = dir.as_ref();
+    let mut files = Vec::new();
+    if dir.exists() {
+        collect_tsv(dir, &mut files)?;
+    }
+    files.sort();
+    Ok(files)
 }
 
 fn collect_tsv(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), OracleError> {
@@ -454,6 +516,27 @@ mod tests {
         // No temp files left.
         let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn rows_stream_in_file_order_and_stop_at_the_first_bad_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.tsv");
+        let (a, b) = (word_to_hex(9), word_to_hex(3));
+        let body = format!(
+            "word\tarch\tstatus\ttext\n{a}\tSM90\tok\tNOP ;\n{b}\tSM90\tillegal\tbad\nzz\tSM90\tok\tX\n{a}\tSM90\tok\tY\n"
+        );
+        fs::write(&p, body).unwrap();
+        let rows: Vec<_> = open_entries(&p).unwrap().collect();
+        assert_eq!(rows.len(), 3, "two rows, the error, then the end");
+        let first = rows[0].as_ref().unwrap();
+        assert_eq!((first.word, first.answer.text()), (9, "NOP ;"));
+        assert_eq!(
+            rows[1].as_ref().unwrap().answer,
+            Answer::Illegal("bad".into())
+        );
+        let err = rows[2].as_ref().unwrap_err().to_string();
+        assert!(err.contains("s.tsv") && err.contains(":4"), "{err}");
     }
 
     #[test]

@@ -113,56 +113,9 @@ impl Default for Options {
     }
 }
 
-/// The outcome counts of a diff (as [`DiffCounts`], readable back from JSON).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Counts {
-    /// Entries compared.
-    pub total: usize,
-    /// nvdisasm legal, same text.
-    pub matched: usize,
-    /// nvdisasm illegal and no variant matches.
-    pub agree_illegal: usize,
-    /// nvdisasm legal, texts differ.
-    pub text_mismatch: usize,
-    /// nvdisasm illegal, a variant matches.
-    pub oracle_illegal_we_decode: usize,
-    /// nvdisasm legal, we reject.
-    pub we_reject_oracle_decodes: usize,
-    /// nvdisasm legal, no table knows the opcode.
-    pub no_variant: usize,
-}
-
-impl Counts {
-    fn add(&mut self, c: &DiffCounts) {
-        self.total += c.total;
-        self.matched += c.matched;
-        self.agree_illegal += c.agree_illegal;
-        self.text_mismatch += c.text_mismatch;
-        self.oracle_illegal_we_decode += c.oracle_illegal_we_decode;
-        self.we_reject_oracle_decodes += c.we_reject_oracle_decodes;
-        self.no_variant += c.no_variant;
-    }
-    /// nvdisasm-legal entries.
-    pub fn legal(&self) -> usize {
-        self.matched + self.text_mismatch + self.we_reject_oracle_decodes + self.no_variant
-    }
-    /// Entries that disagree with nvdisasm (every outcome but match and agree-illegal).
-    pub fn mismatched(&self) -> usize {
-        self.total - self.matched - self.agree_illegal
-    }
-    /// Share of nvdisasm-legal entries whose text we reproduce (None: no legal entry).
-    pub fn legal_agreement(&self) -> Option<f64> {
-        let l = self.legal();
-        (l > 0).then(|| self.matched as f64 / l as f64)
-    }
-    /// Share of entries where we and nvdisasm agree on legal vs illegal (None: no entry).
-    pub fn verdict_agreement(&self) -> Option<f64> {
-        (self.total > 0).then(|| {
-            (self.matched + self.text_mismatch + self.agree_illegal) as f64 / self.total as f64
-        })
-    }
-}
+/// The outcome counts of a diff: [`DiffCounts`], the same type and agreement figures as
+/// `sass-conform diff`.
+pub type Counts = DiffCounts;
 
 /// Bits by what nvdisasm says of them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -544,7 +497,11 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
     };
     let mut entries: Vec<Entry> = Vec::new();
     for dir in &opts.oracle {
-        let files = oracle::load_dir(dir)?;
+        // Answers for other archs (oracle/arch-infer/) are not evidence about these tables.
+        let files: Vec<_> = oracle::load_dir(dir)?
+            .into_iter()
+            .filter(|(p, _)| oracle::is_evidence_file(p))
+            .collect();
         let n: usize = files.iter().map(|(_, e)| e.len()).sum();
         inputs.oracle.push(OracleInput {
             dir: dir.display().to_string(),
@@ -798,8 +755,8 @@ fn assemble(written: &Codec, view: &Codec, entries: &[Entry], crashes: Vec<Crash
             fixed_mask: Word(v.fixed_mask).to_string(),
             fixed_word_answer: reading.map(|r| r.base.nvdisasm.clone()),
             words_checked: c.total,
-            agreement: c.legal_agreement(),
-            agreement_as_written: counts_aw[i].legal_agreement(),
+            agreement: c.legal_share(),
+            agreement_as_written: counts_aw[i].legal_share(),
             mismatches: c.mismatched(),
             counts: c.clone(),
             findings: findings
@@ -837,9 +794,9 @@ fn assemble(written: &Codec, view: &Codec, entries: &[Entry], crashes: Vec<Crash
     summary.tables = written.tables.len();
     summary.variants = rows.len();
     summary.archs = written.archs();
-    summary.legal_agreement = summary.counts.legal_agreement();
-    summary.verdict_agreement = summary.counts.verdict_agreement();
-    summary.legal_agreement_as_written = summary.counts_as_written.legal_agreement();
+    summary.legal_agreement = summary.counts.legal_share();
+    summary.verdict_agreement = summary.counts.verdict_share();
+    summary.legal_agreement_as_written = summary.counts_as_written.legal_share();
     summary.mismatches = mismatches.len();
     summary.mismatch_groups = groups.len();
     summary.findings = findings.len();
