@@ -141,6 +141,33 @@ pub fn read_bits(codec: &Codec, answers: &Answers) -> Vec<(VariantId, VariantRea
         .collect()
 }
 
+/// A `fixed-word-unrecorded` finding for every variant (with an arch) that `readings` lacks.
+fn unrecorded_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> Vec<Finding> {
+    let read: std::collections::HashSet<VariantId> = readings.iter().map(|r| r.0).collect();
+    codec
+        .ids()
+        .filter(|id| !read.contains(id))
+        .filter_map(|id| {
+            let (t, v) = (codec.table(id), codec.variant(id));
+            let arch = t.arch?;
+            let word = Word(v.fixed_value);
+            Some(Finding {
+                file: t.path.clone(),
+                line: v.line,
+                key: v.key.clone(),
+                kind: "fixed-word-unrecorded".into(),
+                bits: vec![],
+                message: format!(
+                    "the table's fixed word {word} ({arch}) is not in the recordings, so \
+                     nothing of this variant is checked; record it with `sass-conform oracle record`"
+                ),
+                evidence: vec![],
+                reading: None,
+            })
+        })
+        .collect()
+}
+
 /// The table's view of every bit of `v`.
 pub fn table_bits(v: &Variant) -> Vec<TableBit> {
     let mut out: Vec<TableBit> = (0..128u32)
@@ -404,8 +431,12 @@ pub fn reading_text(v: &Variant, e: &Effect) -> String {
 
 /// Findings from the bit readings: one per (variant, kind, table label), with the bits, the
 /// evidence (fixed word and each flipped word with nvdisasm's answer) and nvdisasm's reading.
+///
+/// A variant with no reading (its fixed word was never recorded, e.g. a table whose opcode
+/// bits changed since the recording) gets a `fixed-word-unrecorded` finding: nothing about
+/// it is checked until `sass-conform oracle record` asks nvdisasm.
 pub fn bit_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let mut out = unrecorded_findings(codec, readings);
     for (id, vr) in readings {
         let (t, v) = (codec.table(*id), codec.variant(*id));
         if !vr.base_legal {
