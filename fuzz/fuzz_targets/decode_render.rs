@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     let (c, r) = tools();
     let Some(bytes) = data.get(..16) else { return };
     let word = Word(u128::from_le_bytes(bytes.try_into().unwrap()));
-    for arch in c.archs() {
+    for &arch in c.arch_list() {
         let _ = c.check(arch, word);
         if let Some(d) = c.decode(arch, word) {
             let text = r.render(c, &d);

@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let fixed: Vec<u128> = t.variants.iter().map(|v| v.fixed_value).collect();
     let Ok(c) = Codec::new(vec![t]) else { return };
     for (i, w) in fixed.into_iter().enumerate() {
-        let arch = c.archs()[0];
+        let arch = c.arch_list()[0];
         let d = c.decode(arch, Word(w));
         assert!(d.is_some(), "variant {i}'s fixed word does not decode");
     }

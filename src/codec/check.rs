@@ -122,19 +122,18 @@ impl Codec {
         let Some(idx) = self.arch_index(arch) else {
             return Verdict::NoVariant;
         };
-        let mut all = Vec::new();
-        idx.all(&mut all);
-        let best = all
+        let best = idx
+            .all()
             .iter()
-            .filter(|(id, _, _)| {
-                let (m, val) = self.opcode_bits(*id);
+            .filter(|c| {
+                let (m, val) = self.opcode_bits(c.id);
                 word.0 & m == val
             })
-            .min_by_key(|(id, m, val)| (((word.0 ^ val) & m).count_ones(), *id));
+            .min_by_key(|c| (((word.0 ^ c.value) & c.mask).count_ones(), c.id));
         match best {
-            Some((id, m, val)) => Verdict::ReservedBit {
-                key: self.variant(*id).key.clone(),
-                bits: bit_list((word.0 ^ val) & m),
+            Some(c) => Verdict::ReservedBit {
+                key: self.variant(c.id).key.clone(),
+                bits: bit_list((word.0 ^ c.value) & c.mask),
             },
             None => Verdict::NoVariant,
         }

@@ -5,9 +5,15 @@
 //! `[mode: u8][word: 16 bytes, little-endian][variant: u16 LE][values: the rest]`.
 //! `mode & 0x7f` picks the arch (modulo the number of archs); with `mode & 0x80` the word's
 //! fixed bits are replaced by those of the chosen variant (so property (a) sees matching words);
-//! `values` are read with `arbitrary` as a `Vec<u64>`, one per field.
+//! `values` are read as `arbitrary` reads a `Vec<u64>` (a continue flag byte, then 8 bytes per
+//! value), one per field; reading stops after the variant's last field (later values would
+//! go unused).
+//!
+//! Reading a case allocates nothing: the target runs this for every input.
 
-use super::{Codec, RoundTrip, RoundTripError, VariantId, Word, values_roundtrip, word_roundtrip};
+use super::{
+    Codec, MAX_FIELDS, RoundTrip, RoundTripError, VariantId, Word, values_roundtrip, word_roundtrip,
+};
 use crate::arch::Arch;
 
 /// One decoded fuzz input.
@@ -19,8 +25,11 @@ pub struct FuzzCase {
     pub word: Word,
     /// Variant for property (b).
     pub variant: VariantId,
-    /// Field values for property (b) (masked to each field's width).
-    pub values: Vec<u64>,
+    /// Field values for property (b) in `values[..n_values]`, field order (masked to each
+    /// field's width when used; fields past `n_values` get 0).
+    pub values: [u64; MAX_FIELDS],
+    /// Number of values read (at most the variant's field count).
+    pub n_values: usize,
 }
 
 impl FuzzCase {
@@ -29,8 +38,8 @@ impl FuzzCase {
         if data.len() < 19 {
             return None;
         }
-        let archs = codec.archs();
-        let ids: Vec<VariantId> = codec.ids().collect();
+        let archs = codec.arch_list();
+        let ids = codec.id_list();
         if archs.is_empty() || ids.is_empty() {
             return None;
         }
@@ -45,14 +54,38 @@ impl FuzzCase {
             word = Word((word.0 & !v.fixed_mask) | v.fixed_value);
             arch = codec.table(variant).arch.unwrap_or(arch);
         }
-        let mut u = arbitrary::Unstructured::new(&data[19..]);
-        let values: Vec<u64> = u.arbitrary().unwrap_or_default();
-        Some(FuzzCase {
+        let mut case = FuzzCase {
             arch,
             word,
             variant,
-            values,
-        })
+            values: [0; MAX_FIELDS],
+            n_values: 0,
+        };
+        let wanted = codec.field_masks(variant).len().min(MAX_FIELDS);
+        case.read_values(&data[19..], wanted);
+        Some(case)
+    }
+
+    /// Reads up to `wanted` values as `arbitrary` reads a `Vec<u64>`.
+    fn read_values(&mut self, data: &[u8], wanted: usize) {
+        let mut u = arbitrary::Unstructured::new(data);
+        let Ok(values) = u.arbitrary_iter::<u64>() else {
+            return;
+        };
+        for (slot, value) in self.values[..wanted].iter_mut().zip(values) {
+            let Ok(value) = value else {
+                // `Vec<u64>` would be an error, read as no values.
+                self.n_values = 0;
+                return;
+            };
+            *slot = value;
+            self.n_values += 1;
+        }
+    }
+
+    /// The values read, field order.
+    pub fn values(&self) -> &[u64] {
+        &self.values[..self.n_values]
     }
 
     /// The bytes that [`FuzzCase::from_bytes`] reads back as a case with this word, with the
@@ -69,6 +102,6 @@ impl FuzzCase {
 /// Runs both round-trip properties on a case.
 pub fn run_case(codec: &Codec, case: &FuzzCase) -> Result<(RoundTrip, RoundTrip), RoundTripError> {
     let a = word_roundtrip(codec, case.arch, case.word)?;
-    let b = values_roundtrip(codec, case.variant, &case.values)?;
+    let b = values_roundtrip(codec, case.variant, case.values())?;
     Ok((a, b))
 }

@@ -1,74 +1,431 @@
-//! Decode index: a decision tree over fixed bits, so a word is checked against a handful of
-//! variants instead of every variant of the arch.
+//! Decode index: a decision tree over fixed bits, built once per arch, so that a word is
+//! checked against a handful of variants instead of every variant of the arch.
+//!
+//! A split node gathers a few bits of the word (at most [`MAX_KEY_BITS`], in at most
+//! [`MAX_RUNS`] runs of adjacent bits) into a child number and looks the child up in a dense
+//! table: no hashing. A leaf lists the variants left to check one by one, in table order.
+//! A variant that does not fix a split bit is listed under every child, so the leaf a word
+//! reaches holds every variant whose fixed bits can match that word.
 
 use super::VariantId;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
-/// One node: split on the bits every variant below fixes, or a short list to scan.
-#[derive(Debug)]
-pub(super) enum Index {
-    /// Variants with their (fixed mask, fixed value), checked one by one.
-    Leaf(Vec<(VariantId, u128, u128)>),
-    /// `word & mask` selects the child.
+/// One variant as the index sees it: its id and its fixed bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Candidate {
+    /// The variant.
+    pub(super) id: VariantId,
+    /// Bits the variant fixes.
+    pub(super) mask: u128,
+    /// Values of those bits (zero outside `mask`).
+    pub(super) value: u128,
+}
+
+impl Candidate {
+    /// Whether `word`'s fixed bits are this variant's.
+    fn matches(&self, word: u128) -> bool {
+        word & self.mask == self.value
+    }
+}
+
+/// Most word bits one split node gathers (its child table has `2^bits` entries).
+const MAX_KEY_BITS: u32 = 6;
+/// Most runs of adjacent bits one split node gathers.
+const MAX_RUNS: usize = 4;
+/// Lists this short are left as leaves.
+const LEAF_LEN: usize = 2;
+/// Leaf entries allowed per variant before the builder stops splitting: duplicated variants
+/// (those that do not fix a split bit) cannot blow the index up on odd tables.
+const ENTRIES_PER_VARIANT: usize = 32;
+
+/// Word bits `lo .. lo + len`, placed at bit `at` of a child number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Run {
+    lo: u8,
+    len: u8,
+    at: u8,
+}
+
+/// A tree node; nodes refer to each other by index into [`Index::nodes`].
+#[derive(Debug, Clone, Copy)]
+enum Node {
+    /// The child of a word is `children[first + n]`, `n` the word's bits under `runs`.
     Split {
-        mask: u128,
-        children: HashMap<u128, Index>,
+        runs: [Run; MAX_RUNS],
+        n_runs: u8,
+        first: u32,
     },
+    /// The variants to check: `entries[start..end]`, in table order.
+    Leaf { start: u32, end: u32 },
+}
+
+/// The node index of the empty leaf (no variant), shared by every empty child.
+const EMPTY: u32 = 0;
+
+/// The decision tree of one arch, in flat arrays.
+#[derive(Debug)]
+pub(super) struct Index {
+    /// Node 0 is the empty leaf; the root is `root`.
+    nodes: Vec<Node>,
+    root: u32,
+    /// Child node indices of all split nodes, each node's `2^bits` in a row.
+    children: Vec<u32>,
+    /// Leaf lists, concatenated.
+    entries: Vec<Candidate>,
+    /// Every variant of the arch, in table order.
+    all: Vec<Candidate>,
+    /// `entries.len()` beyond which no node is split further.
+    budget: usize,
+}
+
+/// Builds an [`Index`]. Lists of the same candidates reached with the same used bits (of
+/// those the candidates fix) share one subtree.
+struct Builder {
+    ix: Index,
+    shared: HashMap<(Vec<VariantId>, u128), u32>,
+}
+
+impl Builder {
+    /// Adds the subtree for `cands` (table order), which agree on the bits of `used`;
+    /// returns its node index.
+    fn add(&mut self, cands: Vec<Candidate>, used: u128) -> u32 {
+        if cands.is_empty() {
+            return EMPTY;
+        }
+        let fixed = cands.iter().fold(0, |m, c| m | c.mask);
+        let key = (cands.iter().map(|c| c.id).collect(), used & fixed);
+        if let Some(&node) = self.shared.get(&key) {
+            return node;
+        }
+        let split = if cands.len() > LEAF_LEN && self.ix.entries.len() < self.ix.budget {
+            choose_split(&cands, used)
+        } else {
+            None
+        };
+        let node = match split {
+            Some(bits) => self.add_split(&cands, used, bits),
+            None => self.ix.push_leaf(cands),
+        };
+        self.shared.insert(key, node);
+        node
+    }
+
+    fn add_split(&mut self, cands: &[Candidate], used: u128, bits: u128) -> u32 {
+        let (runs, n_runs) = runs_of(bits);
+        let n_children = 1usize << bits.count_ones();
+        let first = self.ix.children.len();
+        self.ix.children.resize(first + n_children, EMPTY);
+        let node = self.ix.nodes.len() as u32;
+        self.ix.nodes.push(Node::Split {
+            runs,
+            n_runs: n_runs as u8,
+            first: first as u32,
+        });
+        for n in 0..n_children {
+            let at = scatter(n, &runs[..n_runs]);
+            let below: Vec<Candidate> = cands
+                .iter()
+                .filter(|c| (c.value ^ at) & c.mask & bits == 0)
+                .copied()
+                .collect();
+            self.ix.children[first + n] = self.add(below, used | bits);
+        }
+        node
+    }
 }
 
 impl Index {
-    /// Builds the tree for one arch's variants.
-    pub(super) fn build(vs: Vec<(VariantId, u128, u128)>) -> Index {
-        Self::build_from(vs, 0)
+    /// Builds the tree for one arch's variants, given in table order.
+    pub(super) fn build(all: Vec<Candidate>) -> Index {
+        let ix = Index {
+            nodes: vec![Node::Leaf { start: 0, end: 0 }],
+            root: EMPTY,
+            children: Vec::new(),
+            entries: Vec::new(),
+            budget: ENTRIES_PER_VARIANT * all.len(),
+            all: all.clone(),
+        };
+        let mut b = Builder {
+            ix,
+            shared: HashMap::new(),
+        };
+        b.ix.root = b.add(all, 0);
+        b.ix
     }
 
-    fn build_from(vs: Vec<(VariantId, u128, u128)>, used: u128) -> Index {
-        let common = vs.iter().fold(!0u128, |m, v| m & v.1) & !used;
-        if vs.len() <= 2 || common == 0 {
-            return Index::Leaf(vs);
-        }
-        let mut groups: HashMap<u128, Vec<(VariantId, u128, u128)>> = HashMap::new();
-        for v in vs {
-            groups.entry(v.2 & common).or_default().push(v);
-        }
-        let children = groups
-            .into_iter()
-            .map(|(k, g)| (k, Self::build_from(g, used | common)))
-            .collect();
-        Index::Split {
-            mask: common,
-            children,
-        }
+    fn push_leaf(&mut self, cands: Vec<Candidate>) -> u32 {
+        let start = self.entries.len() as u32;
+        self.entries.extend(cands);
+        self.nodes.push(Node::Leaf {
+            start,
+            end: self.entries.len() as u32,
+        });
+        (self.nodes.len() - 1) as u32
     }
 
     /// Writes the first `out.len()` matching variants (table order) into `out`; returns how
     /// many match in all.
+    #[inline]
     pub(super) fn matches(&self, word: u128, out: &mut [VariantId]) -> usize {
-        match self {
-            Index::Split { mask, children } => match children.get(&(word & mask)) {
-                Some(c) => c.matches(word, out),
-                None => 0,
-            },
-            Index::Leaf(vs) => {
-                let mut n = 0;
-                for (id, m, val) in vs {
-                    if word & m == *val {
-                        if n < out.len() {
-                            out[n] = *id;
-                        }
-                        n += 1;
-                    }
+        let mut node = self.root;
+        loop {
+            match self.nodes[node as usize] {
+                Node::Split {
+                    runs,
+                    n_runs,
+                    first,
+                } => {
+                    let n = gather(word, &runs[..n_runs as usize]);
+                    node = self.children[first as usize + n];
                 }
-                n
+                Node::Leaf { start, end } => {
+                    return scan(&self.entries[start as usize..end as usize], word, out);
+                }
             }
         }
     }
 
-    /// Every variant under this node (for nearest-variant searches).
-    pub(super) fn all(&self, out: &mut Vec<(VariantId, u128, u128)>) {
-        match self {
-            Index::Leaf(vs) => out.extend(vs.iter().copied()),
-            Index::Split { children, .. } => children.values().for_each(|c| c.all(out)),
+    /// Every variant of the arch, in table order (for nearest-variant searches).
+    pub(super) fn all(&self) -> &[Candidate] {
+        &self.all
+    }
+
+    /// (nodes, leaf entries, longest leaf): the size of the tree, for tests.
+    #[cfg(test)]
+    fn shape(&self) -> (usize, usize, usize) {
+        let longest = self
+            .nodes
+            .iter()
+            .map(|n| match n {
+                Node::Leaf { start, end } => (end - start) as usize,
+                Node::Split { .. } => 0,
+            })
+            .max()
+            .unwrap_or(0);
+        (self.nodes.len(), self.entries.len(), longest)
+    }
+}
+
+/// Checks a leaf's variants in order; see [`Index::matches`].
+#[inline]
+fn scan(cands: &[Candidate], word: u128, out: &mut [VariantId]) -> usize {
+    let mut n = 0;
+    for c in cands {
+        if c.matches(word) {
+            if let Some(slot) = out.get_mut(n) {
+                *slot = c.id;
+            }
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The word's bits under `runs`, packed into a child number.
+#[inline]
+fn gather(word: u128, runs: &[Run]) -> usize {
+    runs.iter().fold(0, |n, r| {
+        n | (((word >> r.lo) as usize & ((1 << r.len) - 1)) << r.at)
+    })
+}
+
+/// The word bits a child number `n` stands for (the inverse of [`gather`]).
+fn scatter(n: usize, runs: &[Run]) -> u128 {
+    runs.iter().fold(0, |w, r| {
+        w | ((((n >> r.at) & ((1 << r.len) - 1)) as u128) << r.lo)
+    })
+}
+
+/// The runs of adjacent bits of `bits` (at most [`MAX_RUNS`] of them), lowest first.
+fn runs_of(bits: u128) -> ([Run; MAX_RUNS], usize) {
+    let mut runs = [Run::default(); MAX_RUNS];
+    let (mut n, mut rest, mut at) = (0, bits, 0u8);
+    while rest != 0 && n < MAX_RUNS {
+        let lo = rest.trailing_zeros();
+        let len = (rest >> lo).trailing_ones();
+        runs[n] = Run {
+            lo: lo as u8,
+            len: len as u8,
+            at,
+        };
+        at += len as u8;
+        rest &= !(crate::spec::bits_mask(len) << lo);
+        n += 1;
+    }
+    (runs, n)
+}
+
+/// The bits to split `cands` on, if a split helps: of the groups of bits that the same
+/// candidates fix, the one that leaves the fewest candidates to check (see [`expected_scan`]),
+/// if that saves at least one check.
+fn choose_split(cands: &[Candidate], used: u128) -> Option<u128> {
+    let now = cands.len() as f64;
+    bit_groups(cands, used)
+        .into_iter()
+        .map(|bits| (expected_scan(cands, bits), bits.count_ones(), bits))
+        .filter(|&(scan, _, _)| scan <= now - 1.0)
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+        .map(|(_, _, bits)| bits)
+}
+
+/// The bits outside `used` that some candidates fix, grouped by which candidates fix them
+/// (each group cut to what one split node gathers, see [`lowest_bits`]). Bits every candidate
+/// fixes to the same value tell nothing and are left out.
+fn bit_groups(cands: &[Candidate], used: u128) -> Vec<u128> {
+    let all_fix = cands.iter().fold(!used, |m, c| m & c.mask);
+    let differ = cands.iter().fold(0, |m, c| m | (c.value ^ cands[0].value));
+    let mut groups: BTreeMap<Vec<bool>, u128> = BTreeMap::new();
+    for b in (0..128u32).filter(|b| used >> b & 1 == 0) {
+        let fixers: Vec<bool> = cands.iter().map(|c| c.mask >> b & 1 == 1).collect();
+        let useless = all_fix >> b & 1 == 1 && differ >> b & 1 == 0;
+        if fixers.contains(&true) && !useless {
+            *groups.entry(fixers).or_default() |= 1 << b;
+        }
+    }
+    groups.into_values().map(lowest_bits).collect()
+}
+
+/// How many of `cands` a word meets at the leaf after splitting on `bits`, on average over
+/// words that match one of `cands` (each equally likely, other bits random): `d` is still a
+/// candidate for a word of `c` when they agree on the split bits both fix, with probability
+/// one half per split bit that `d` fixes and `c` does not.
+fn expected_scan(cands: &[Candidate], bits: u128) -> f64 {
+    let mut total = 0.0;
+    for c in cands {
+        for d in cands {
+            if (c.value ^ d.value) & c.mask & d.mask & bits == 0 {
+                total += 0.5f64.powi((bits & d.mask & !c.mask).count_ones() as i32);
+            }
+        }
+    }
+    total / cands.len() as f64
+}
+
+/// The lowest set bits of `bits` that fit one split node ([`MAX_KEY_BITS`], [`MAX_RUNS`]).
+fn lowest_bits(bits: u128) -> u128 {
+    let mut out = 0u128;
+    let (mut runs, mut prev) = (0, None);
+    for b in (0..128u32).filter(|b| bits >> b & 1 == 1) {
+        if prev != Some(b.wrapping_sub(1)) {
+            runs += 1;
+        }
+        if runs > MAX_RUNS || out.count_ones() == MAX_KEY_BITS {
+            break;
+        }
+        out |= 1 << b;
+        prev = Some(b);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(n: u16, mask: u128, value: u128) -> Candidate {
+        Candidate {
+            id: VariantId {
+                table: 0,
+                variant: n,
+            },
+            mask,
+            value,
+        }
+    }
+
+    /// Every match, by brute force, in table order.
+    fn brute(all: &[Candidate], word: u128) -> Vec<VariantId> {
+        all.iter()
+            .filter(|c| c.matches(word))
+            .map(|c| c.id)
+            .collect()
+    }
+
+    #[test]
+    fn runs_round_trip() {
+        let bits = 0b1100_0111u128 | 1 << 91;
+        let (runs, n) = runs_of(bits);
+        assert_eq!(n, 3);
+        for k in 0..1usize << bits.count_ones() {
+            let w = scatter(k, &runs[..n]);
+            assert_eq!(w & !bits, 0);
+            assert_eq!(gather(w, &runs[..n]), k);
+        }
+        assert_eq!(lowest_bits(u128::MAX).count_ones(), MAX_KEY_BITS);
+        assert_eq!(lowest_bits(0b1010_1010_1010), 0b1010_1010);
+        assert_eq!(lowest_bits(0b1111_1111 << 4), 0b11_1111 << 4);
+    }
+
+    #[test]
+    fn tree_finds_what_a_scan_finds() {
+        // Overlapping variants: shared opcode bits, some fixing extra bits, duplicates.
+        let op = 0xfffu128;
+        let all = vec![
+            cand(0, op | 1 << 91, 0x961 | 1 << 91),
+            cand(1, op | 0xf << 72, 0x961 | 0x3 << 72),
+            cand(2, op, 0x961),
+            cand(3, op | 0xf << 72, 0x961 | 0x3 << 72),
+            cand(4, op | 0xff << 24, 0x963 | 0x12 << 24),
+            cand(5, op | 1 << 59, 0x963),
+            cand(6, op | 1 << 59, 0x963 | 1 << 59),
+            cand(7, op, 0x964),
+        ];
+        let ix = Index::build(all.clone());
+        let mut rng = crate::codec::SplitMix64(7);
+        for i in 0..20_000u32 {
+            let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+            // Mostly words with a tabled opcode.
+            let w = if i.is_multiple_of(4) {
+                r
+            } else {
+                let c = all[i as usize % all.len()];
+                (r & !c.mask) | c.value
+            };
+            let mut out = [VariantId::default(); 3];
+            let n = ix.matches(w, &mut out);
+            let want = brute(&all, w);
+            assert_eq!(n, want.len(), "{w:032x}");
+            assert_eq!(&out[..n.min(3)], &want[..n.min(3)], "{w:032x}");
+        }
+        assert_eq!(ix.all(), &all[..]);
+    }
+
+    #[test]
+    fn no_variants_matches_nothing() {
+        let ix = Index::build(Vec::new());
+        assert_eq!(ix.matches(0, &mut []), 0);
+        assert_eq!(ix.shape(), (1, 0, 0));
+    }
+
+    #[test]
+    fn real_tables_match_a_scan() {
+        let tables = crate::spec::bundled_tables().unwrap();
+        let codec = crate::codec::Codec::new(tables).unwrap();
+        let mut rng = crate::codec::SplitMix64(11);
+        for (arch, ix) in &codec.index {
+            let (nodes, entries, _) = ix.shape();
+            let all = ix.all();
+            assert!(
+                entries <= ENTRIES_PER_VARIANT * all.len(),
+                "{arch}: {nodes} nodes"
+            );
+            for c in all {
+                for _ in 0..200 {
+                    let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+                    // The variant's fixed bits, other bits random or mostly ones.
+                    let fill = if rng.next_u64().is_multiple_of(2) {
+                        r
+                    } else {
+                        r | r << 1 | r >> 1
+                    };
+                    let w = (fill & !c.mask) | c.value;
+                    let mut out = [VariantId::default(); 4];
+                    let n = ix.matches(w, &mut out);
+                    let want = brute(all, w);
+                    assert_eq!(n, want.len(), "{arch} {w:032x}");
+                    assert_eq!(&out[..n.min(4)], &want[..n.min(4)], "{arch} {w:032x}");
+                }
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 mod check;
 mod fuzz;
 mod index;
+mod layout;
 mod roundtrip;
 mod sweep;
 mod word;
@@ -15,7 +16,8 @@ pub use word::{Word, bit_list};
 
 use crate::arch::Arch;
 use crate::spec::{Field, FieldKind, GroupKind, ModifierName, Table, Variant};
-use index::Index;
+use index::{Candidate, Index};
+use layout::Layouts;
 use std::collections::BTreeMap;
 
 /// Errors of the codec layer.
@@ -73,7 +75,7 @@ pub enum CodecError {
 }
 
 /// Identifies a variant inside a [`Codec`]: (table index, variant index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VariantId {
     /// Index into [`Codec::tables`].
     pub table: u16,
@@ -125,12 +127,20 @@ pub struct EncodeOptions {
     pub allow_invalid: bool,
 }
 
-/// Tables plus a per-arch decode index.
+/// Tables plus what decoding needs, built once: a per-arch decode index and per-variant
+/// field-reading plans.
 #[derive(Debug)]
 pub struct Codec {
     /// The tables, as loaded.
     pub tables: Vec<Table>,
-    index: BTreeMap<Arch, Index>,
+    /// Per arch (ascending): the decode index of its variants.
+    index: Vec<(Arch, Index)>,
+    /// The archs of `index`, ascending.
+    archs: Vec<Arch>,
+    /// Every variant id, in table order.
+    ids: Vec<VariantId>,
+    /// Field-reading plans of every variant.
+    layouts: Layouts,
     /// Per table: (mask, value) of its opcode bits (see [`Codec::opcode_bits`]).
     opcode: Vec<(u128, u128)>,
 }
@@ -138,35 +148,47 @@ pub struct Codec {
 impl Codec {
     /// Builds the decode index of every table. Errors if a table has no arch.
     pub fn new(tables: Vec<Table>) -> Result<Codec, CodecError> {
-        let mut by_arch: BTreeMap<Arch, Vec<(VariantId, u128, u128)>> = BTreeMap::new();
+        let mut by_arch: BTreeMap<Arch, Vec<Candidate>> = BTreeMap::new();
+        let mut ids = Vec::new();
         for (ti, t) in tables.iter().enumerate() {
             let arch = t.arch.ok_or_else(|| CodecError::NoArch(t.path.clone()))?;
+            let list = by_arch.entry(arch).or_default();
             for (vi, v) in t.variants.iter().enumerate() {
                 let id = VariantId {
                     table: ti as u16,
                     variant: vi as u16,
                 };
-                by_arch
-                    .entry(arch)
-                    .or_default()
-                    .push((id, v.fixed_mask, v.fixed_value));
+                ids.push(id);
+                list.push(Candidate {
+                    id,
+                    mask: v.fixed_mask,
+                    value: v.fixed_value,
+                });
             }
         }
-        let index = by_arch
+        let index: Vec<(Arch, Index)> = by_arch
             .into_iter()
             .map(|(a, vs)| (a, Index::build(vs)))
             .collect();
         let opcode = tables.iter().map(check::table_opcode_bits).collect();
         Ok(Codec {
+            archs: index.iter().map(|(a, _)| *a).collect(),
+            layouts: Layouts::build(&tables),
             tables,
             index,
+            ids,
             opcode,
         })
     }
 
-    /// The archs that have tables.
+    /// The archs that have tables, ascending.
     pub fn archs(&self) -> Vec<Arch> {
-        self.index.keys().copied().collect()
+        self.archs.clone()
+    }
+
+    /// The archs that have tables, ascending, without allocating.
+    pub fn arch_list(&self) -> &[Arch] {
+        &self.archs
     }
 
     /// The variant behind an id.
@@ -181,12 +203,24 @@ impl Codec {
 
     /// Every variant id, in table order.
     pub fn ids(&self) -> impl Iterator<Item = VariantId> + '_ {
-        self.tables.iter().enumerate().flat_map(|(ti, t)| {
-            (0..t.variants.len()).map(move |vi| VariantId {
-                table: ti as u16,
-                variant: vi as u16,
-            })
-        })
+        self.ids.iter().copied()
+    }
+
+    /// Every variant id, in table order, as a slice.
+    pub fn id_list(&self) -> &[VariantId] {
+        &self.ids
+    }
+
+    /// Per field of variant `id` (field order): the values that fit it, as right-aligned ones
+    /// (`width` ones; all ones for a 64-bit field).
+    pub fn field_masks(&self, id: VariantId) -> &[u64] {
+        self.layouts.field_masks(id)
+    }
+
+    /// Bits of variant `id` that its table describes: fixed bits and field bits (as
+    /// [`Variant::described_mask`], precomputed).
+    pub fn described_mask(&self, id: VariantId) -> u128 {
+        self.layouts.described(id)
     }
 
     /// The variant with this key (and arch, when given).
@@ -198,44 +232,49 @@ impl Codec {
 
     /// Decodes `word` on `arch`: the first variant (table order) whose fixed bits all match,
     /// with the others that also match. `None` when no variant matches.
+    #[inline]
     pub fn decode(&self, arch: Arch, word: Word) -> Option<Decoded> {
-        let idx = self.index.get(&arch)?;
-        let mut found = [VariantId {
-            table: 0,
-            variant: 0,
-        }; MAX_OTHERS + 1];
+        let idx = self.arch_index(arch)?;
+        let mut found = [VariantId::default(); MAX_OTHERS + 1];
         let n = idx.matches(word.0, &mut found);
         if n == 0 {
             return None;
         }
-        let mut d = self.decode_as(found[0], word)?;
         let kept = n.min(MAX_OTHERS + 1);
-        d.n_others = kept - 1;
-        d.n_matches = n;
-        d.others[..kept - 1].copy_from_slice(&found[1..kept]);
-        Some(d)
+        self.decoded(found[0], word, &found[1..kept], n)
     }
 
     /// Decodes `word` as variant `id` whether or not its fixed bits match (`None` if the
     /// variant has more than [`MAX_FIELDS`] fields).
     pub fn decode_as(&self, id: VariantId, word: Word) -> Option<Decoded> {
-        let v = self.variant(id);
-        if v.fields.len() > MAX_FIELDS {
+        self.decoded(id, word, &[], 1)
+    }
+
+    /// `word` read as `id`, with the other matching variants and the match count.
+    #[inline]
+    fn decoded(
+        &self,
+        id: VariantId,
+        word: Word,
+        others: &[VariantId],
+        n_matches: usize,
+    ) -> Option<Decoded> {
+        let n_fields = self.layouts.n_fields(id);
+        if n_fields > MAX_FIELDS {
             return None;
         }
         let mut d = Decoded {
             word,
             id,
             values: [0; MAX_FIELDS],
-            n_fields: v.fields.len(),
-            undescribed_set: word.0 & v.undescribed,
+            n_fields,
+            undescribed_set: word.0 & self.layouts.undescribed(id),
             others: [id; MAX_OTHERS],
-            n_others: 0,
-            n_matches: 1,
+            n_others: others.len(),
+            n_matches,
         };
-        for (slot, f) in d.values.iter_mut().zip(&v.fields) {
-            *slot = word.get_field(f);
-        }
+        d.others[..others.len()].copy_from_slice(others);
+        self.layouts.read(id, word.0, &mut d.values);
         Some(d)
     }
 
@@ -256,9 +295,15 @@ impl Codec {
                 given: values.len(),
             });
         }
-        let mut w = Word(v.fixed_value);
-        for (f, &val) in v.fields.iter().zip(values) {
-            w.set_field(f, val)?;
+        let masks = self.layouts.field_masks(id);
+        for (i, (f, &val)) in v.fields.iter().zip(values).enumerate() {
+            if val & !masks[i] != 0 {
+                return Err(CodecError::OutOfRange {
+                    field: f.label.clone(),
+                    width: f.width(),
+                    value: val,
+                });
+            }
             if !opts.allow_invalid
                 && let Some(ModifierName::Invalid(n)) = modifier_name(v, f, val)
             {
@@ -269,12 +314,15 @@ impl Codec {
                 });
             }
         }
-        Ok(w)
+        Ok(Word(self.layouts.write(id, values, v.fixed_value)))
     }
 
     /// The arch index, for verdicts.
     fn arch_index(&self, arch: Arch) -> Option<&Index> {
-        self.index.get(&arch)
+        self.index
+            .iter()
+            .find(|(a, _)| *a == arch)
+            .map(|(_, ix)| ix)
     }
 }
 

@@ -21,7 +21,7 @@ pub fn input_words(codec: &Codec, target: &str, data: &[u8]) -> Vec<(Arch, u128)
             if let Some(case) = FuzzCase::from_bytes(codec, data) {
                 out.push((case.arch, case.word.0));
                 let v = codec.variant(case.variant);
-                let mut values = case.values.clone();
+                let mut values = case.values().to_vec();
                 values.resize(v.fields.len(), 0);
                 for (val, f) in values.iter_mut().zip(&v.fields) {
                     *val &= crate::spec::bits_mask(f.width()) as u64;

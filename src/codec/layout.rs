@@ -1,0 +1,180 @@
+//! Field plans, built once per codec: every field of every variant as a list of (bit position,
+//! mask, shift, field) segments, so that decoding or encoding a word walks one flat array
+//! instead of each field's `Vec<BitRange>`.
+
+use super::VariantId;
+use crate::spec::{Table, Variant, bits_mask};
+
+/// One bit range of one field: `values[field] |= ((word >> lo) & mask) << shift`.
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    /// The range's bits, right-aligned (`len` ones, `len` in 1..=64).
+    mask: u64,
+    /// Lowest bit of the range in the word (0..=127).
+    lo: u8,
+    /// Where the range lands in the field's value (sum of the lengths of the ranges before).
+    shift: u8,
+    /// Index of the field in the variant's field order.
+    field: u8,
+}
+
+/// What decoding and encoding need of one variant.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    /// `segments[start..end]` are the variant's segments, field order.
+    start: u32,
+    end: u32,
+    /// `field_masks[fields..fields + n_fields]` are its fields' value masks.
+    fields: u32,
+    /// Number of fields.
+    n_fields: usize,
+    /// Bits no cell describes.
+    undescribed: u128,
+    /// Fixed bits and field bits.
+    described: u128,
+}
+
+/// Plans of every variant of a codec's tables.
+#[derive(Debug, Default)]
+pub(super) struct Layouts {
+    segments: Vec<Segment>,
+    /// Per field: the values it holds, `width` ones (all ones from 64 bits).
+    field_masks: Vec<u64>,
+    /// One per variant, tables in order.
+    spans: Vec<Span>,
+    /// Per table: the index in `spans` of its first variant.
+    first: Vec<u32>,
+}
+
+impl Layouts {
+    /// Plans every variant of `tables`.
+    pub(super) fn build(tables: &[Table]) -> Layouts {
+        let mut l = Layouts::default();
+        for t in tables {
+            l.first.push(l.spans.len() as u32);
+            for v in &t.variants {
+                l.add(v);
+            }
+        }
+        l
+    }
+
+    fn add(&mut self, v: &Variant) {
+        let start = self.segments.len() as u32;
+        let fields = self.field_masks.len() as u32;
+        for (i, f) in v.fields.iter().enumerate() {
+            self.field_masks.push(bits_mask(f.width()) as u64);
+            let mut shift = 0u32;
+            for r in &f.ranges {
+                self.segments.push(Segment {
+                    mask: bits_mask(r.len as u32) as u64,
+                    lo: r.lo,
+                    shift: shift as u8,
+                    field: i as u8,
+                });
+                shift += r.len as u32;
+            }
+        }
+        self.spans.push(Span {
+            start,
+            end: self.segments.len() as u32,
+            fields,
+            n_fields: v.fields.len(),
+            undescribed: v.undescribed,
+            described: v.described_mask(),
+        });
+    }
+
+    fn span(&self, id: VariantId) -> &Span {
+        &self.spans[self.first[id.table as usize] as usize + id.variant as usize]
+    }
+
+    /// Number of fields of `id`.
+    pub(super) fn n_fields(&self, id: VariantId) -> usize {
+        self.span(id).n_fields
+    }
+
+    /// Bits of `id` that no cell describes.
+    pub(super) fn undescribed(&self, id: VariantId) -> u128 {
+        self.span(id).undescribed
+    }
+
+    /// Bits of `id` the table describes (fixed bits and field bits).
+    pub(super) fn described(&self, id: VariantId) -> u128 {
+        self.span(id).described
+    }
+
+    /// Per field of `id` (field order): the values that fit it, right-aligned ones.
+    pub(super) fn field_masks(&self, id: VariantId) -> &[u64] {
+        let s = self.span(id);
+        &self.field_masks[s.fields as usize..s.fields as usize + s.n_fields]
+    }
+
+    /// `word` with each field of `id` set to its value (field order, each field's bits cleared
+    /// first), as [`super::Word::set_field`] would; values must fit their fields.
+    #[inline]
+    pub(super) fn write(&self, id: VariantId, values: &[u64], word: u128) -> u128 {
+        let s = self.span(id);
+        let mut w = word;
+        for seg in &self.segments[s.start as usize..s.end as usize] {
+            let bits = values[seg.field as usize]
+                .checked_shr(seg.shift as u32)
+                .unwrap_or(0);
+            w = (w & !((seg.mask as u128) << seg.lo)) | (((bits & seg.mask) as u128) << seg.lo);
+        }
+        w
+    }
+
+    /// ORs every field value of `id` read from `word` into `values` (field order; the slots
+    /// must be zero and at least `n_fields` long). Same result as [`super::Word::get_field`].
+    #[inline]
+    pub(super) fn read(&self, id: VariantId, word: u128, values: &mut [u64]) {
+        let s = self.span(id);
+        for seg in &self.segments[s.start as usize..s.end as usize] {
+            let bits = (word >> seg.lo) as u64 & seg.mask;
+            // A field is at most 64 bits wide (the parser refuses wider), so `shift < 64`.
+            values[seg.field as usize] |= bits.wrapping_shl(seg.shift as u32);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{SplitMix64, Word};
+
+    #[test]
+    fn reads_what_get_field_reads() {
+        let tables = crate::spec::bundled_tables().unwrap();
+        let l = Layouts::build(&tables);
+        let mut rng = SplitMix64(3);
+        for (ti, t) in tables.iter().enumerate() {
+            for (vi, v) in t.variants.iter().enumerate() {
+                let id = VariantId {
+                    table: ti as u16,
+                    variant: vi as u16,
+                };
+                assert_eq!(l.n_fields(id), v.fields.len());
+                assert_eq!(l.described(id), v.described_mask());
+                for _ in 0..20 {
+                    let w = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+                    let mut values = vec![0; v.fields.len()];
+                    l.read(id, w, &mut values);
+                    let want: Vec<u64> = v.fields.iter().map(|f| Word(w).get_field(f)).collect();
+                    assert_eq!(values, want, "{}", v.key);
+                    let mut back = Word(v.fixed_value);
+                    for (f, &val) in v.fields.iter().zip(&values) {
+                        back.set_field(f, val).unwrap();
+                    }
+                    assert_eq!(l.write(id, &values, v.fixed_value), back.0, "{}", v.key);
+                    let masks: Vec<u64> = v
+                        .fields
+                        .iter()
+                        .map(|f| bits_mask(f.width()) as u64)
+                        .collect();
+                    assert_eq!(l.field_masks(id), &masks[..]);
+                }
+            }
+        }
+    }
+}
