@@ -266,6 +266,31 @@ struct EncodeArgs {
 enum OracleCmd {
     /// Record nvdisasm's answers for every variant's sweep words into oracle/.
     Record(RecordArgs),
+    /// Ask nvdisasm about words (one 32-hex-digit word per line; `#` lines and blank lines
+    /// skipped) and write its answers as an oracle TSV, rows in input order (unsorted).
+    Run(OracleRunArgs),
+}
+
+#[derive(Args, Debug)]
+struct OracleRunArgs {
+    /// Arch to disassemble for (SM90, sm_100, ...).
+    #[arg(long)]
+    arch: Arch,
+    /// Words file, or `-` for stdin.
+    #[arg(long, default_value = "-")]
+    words: PathBuf,
+    /// Output TSV file, or `-` for stdout.
+    #[arg(long, default_value = "-")]
+    out: PathBuf,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
+    /// Largest chunk of words per nvdisasm process.
+    #[arg(long)]
+    chunk_words: Option<usize>,
+    /// Use the old passes (pass 2 with two copies), to validate the new ones against.
+    #[arg(long, hide = true)]
+    legacy_passes: bool,
 }
 
 #[derive(Args, Debug)]
@@ -318,6 +343,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Check(a) => words_cmd(&a, false),
         Cmd::Encode(a) => encode(&a),
         Cmd::Oracle(OracleCmd::Record(a)) => record(&a),
+        Cmd::Oracle(OracleCmd::Run(a)) => oracle_run(&a),
         Cmd::Diff(a) => diff_cmd(&a),
         Cmd::Lint(a) => lint_cmd(&a),
         Cmd::Resolve(a) => resolve_cmd(&a),
@@ -614,6 +640,19 @@ fn parse_number(s: &str) -> Option<u64> {
     } else {
         s.parse().ok()
     }
+}
+
+fn oracle_run(a: &OracleRunArgs) -> Result<ExitCode> {
+    let mut nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+    if let Some(n) = a.chunk_words {
+        nv = nv.with_chunk_words(n);
+    }
+    if a.legacy_passes {
+        nv = nv.with_legacy_passes();
+    }
+    let s = oracle::run_words(&nv, a.arch, Some(&a.words), Some(&a.out), true)?;
+    eprintln!("{}", s.line());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn record(a: &RecordArgs) -> Result<ExitCode> {

@@ -9,7 +9,9 @@
 //! `word` is 32 lowercase hex digits (most significant first), `arch` is `SM100`, `status` is
 //! `ok` or `illegal`, `text` is [`Answer`]'s text or reason (may be empty for `ok`). No quoting:
 //! a field may hold commas, quotes, brackets, backticks; it may not hold a tab, CR or LF
-//! (normalised texts never do). Rows are sorted by (word, arch) with no duplicate key.
+//! (normalised texts never do). Rows are sorted by (word, arch) with no duplicate key when
+//! written by [`write_entries`]; `sass-conform oracle run` ([`super::run_words`]) writes them
+//! in its input order instead (unsorted, repeats kept). [`read_entries`] accepts either.
 
 use super::{Answer, Entry, OracleError, parse_word_hex, word_to_hex};
 use crate::arch::Arch;
