@@ -9,7 +9,6 @@
 
 use crate::codec::{Codec, Decoded, VariantId, field_group};
 use crate::spec::{Field, FieldKind, GroupKind, ModifierName, OperandKind, SigOperand, Variant};
-use std::fmt::Write as _;
 
 /// One piece of the mnemonic, in print order.
 #[derive(Debug, Clone)]
@@ -38,14 +37,41 @@ struct AtomPlan {
     names: std::collections::BTreeMap<u64, String>,
 }
 
+/// Fields up to this wide get the text of every value worked out when the plan is built.
+const TABLED_BITS: u32 = 8;
+
+/// One piece of the mnemonic, in print order, its text worked out once where it can be.
+#[derive(Debug, Clone)]
+enum ModPiece {
+    /// Text printed whatever the values (`.LOD` of `TMML.LOD`).
+    Fixed(String),
+    /// A modifier or flag field: `texts[value]`, each with its leading `.` (or empty when the
+    /// value prints nothing); worked out from `source` per word for values past `texts`
+    /// (every value of a field wider than [`TABLED_BITS`]).
+    Field {
+        source: ModSource,
+        field: usize,
+        texts: Vec<String>,
+    },
+}
+
 /// Per-variant rendering plan, built once.
 #[derive(Debug, Clone)]
 struct Plan {
     base: String,
     guard: Option<usize>,
-    mods: Vec<ModSource>,
+    mods: Vec<ModPiece>,
     atoms: Vec<AtomPlan>,
-    operand_modifier: Option<usize>,
+    operand_modifier: Option<OperandModifier>,
+}
+
+/// The `modi` field printed on the first atom of a memory operand (`[R0.U32+UR0]`).
+#[derive(Debug, Clone)]
+struct OperandModifier {
+    field: usize,
+    /// Per value: the suffix, `.U32` or empty (worked out per word past the end, as for
+    /// [`ModPiece::Field`]).
+    suffixes: Vec<String>,
 }
 
 /// Texture dimension names by 3-bit code (SM100 TLD/TEX: bit 2 selects ARRAY).
@@ -94,7 +120,17 @@ impl Renderer {
         }
         out.push_str(&p.base);
         for m in &p.mods {
-            modifier(v, m, vals, out);
+            match m {
+                ModPiece::Fixed(t) => out.push_str(t),
+                ModPiece::Field {
+                    source,
+                    field,
+                    texts,
+                } => match texts.get(vals[*field] as usize) {
+                    Some(t) => out.push_str(t),
+                    None => modifier(v, source, vals, out),
+                },
+            }
         }
         let mut first = true;
         for op in &v.signature.operands {
@@ -129,7 +165,9 @@ fn guard(v: u64, out: &mut String) {
         (7, false) => {}
         (7, true) => out.push_str("@!PT "),
         _ => {
-            let _ = write!(out, "@{}P{reg} ", if neg { "!" } else { "" });
+            out.push_str(if neg { "@!P" } else { "@P" });
+            push_decimal(out, reg);
+            out.push(' ');
         }
     }
 }
@@ -166,13 +204,16 @@ fn modifier(v: &Variant, m: &ModSource, vals: &[u64], out: &mut String) {
                     out.push_str(n);
                 }
                 Some(ModifierName::Invalid(n)) => {
-                    let _ = write!(out, ".INVALID{n}");
+                    out.push_str(".INVALID");
+                    push_decimal(out, *n as u64);
                 }
                 Some(ModifierName::Unknown(n)) => {
-                    let _ = write!(out, ".???{n}");
+                    out.push_str(".???");
+                    push_decimal(out, *n as u64);
                 }
                 None => {
-                    let _ = write!(out, ".???{val}");
+                    out.push_str(".???");
+                    push_decimal(out, val);
                 }
             }
         }
@@ -200,33 +241,53 @@ fn atom(a: &AtomPlan, vals: &[u64], suffix: Option<&str>, out: &mut String) -> b
         OperandKind::Pred if v == 7 && a.first => return false,
         OperandKind::Pred if v == 7 => out.push_str("PT"),
         OperandKind::Pred => {
-            let _ = write!(out, "P{v}");
+            out.push('P');
+            push_decimal(out, v);
         }
         OperandKind::Reg if v == 255 => out.push_str("RZ"),
         OperandKind::Reg => {
-            let _ = write!(out, "R{v}");
+            out.push('R');
+            push_decimal(out, v);
         }
         OperandKind::UniformReg if v == 255 => out.push_str("URZ"),
         OperandKind::UniformReg => {
-            let _ = write!(out, "UR{v}");
+            out.push_str("UR");
+            push_decimal(out, v);
         }
         OperandKind::Dim | OperandKind::ArrayDim | OperandKind::Snowflake => {
             let code = a.dim_base + v as usize;
             match DIMS.get(code) {
                 Some(n) if code != 6 => out.push_str(n),
                 _ => {
-                    let _ = write!(out, "INVALID{code}");
+                    out.push_str("INVALID");
+                    push_decimal(out, code as u64);
                 }
             }
         }
-        OperandKind::Imm | OperandKind::Other(_) => {
-            let _ = write!(out, "{v:#x}");
-        }
+        OperandKind::Imm | OperandKind::Other(_) => push_hex(out, v),
     }
     if let Some(s) = suffix {
         out.push_str(s);
     }
     true
+}
+
+/// Appends `v` in decimal (as `{v}` formats it).
+fn push_decimal(out: &mut String, v: u64) {
+    if v >= 10 {
+        push_decimal(out, v / 10);
+    }
+    out.push(char::from(b'0' + (v % 10) as u8));
+}
+
+/// Appends `v` in lowercase hex with `0x` (as `{v:#x}` formats it).
+fn push_hex(out: &mut String, v: u64) {
+    out.push_str("0x");
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
+    for i in (0..digits).rev() {
+        let d = ((v >> (4 * i)) & 0xf) as u32;
+        out.push(char::from_digit(d, 16).unwrap_or('?'));
+    }
 }
 
 fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) -> bool {
@@ -238,22 +299,67 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
         let mut suffix = None;
         let text;
         if k == 0
-            && let Some(mi) = p.operand_modifier
+            && let Some(m) = &p.operand_modifier
             && ids.len() > 1
         {
-            let f = &v.fields[mi];
-            if let Some(ModifierName::Named(n)) = field_group(v, f)
-                .and_then(|g| g.lookup(vals[mi] as u32))
-                .map(|r| &r.name)
-            {
-                text = format!(".{n}");
-                suffix = Some(text.as_str());
-            }
+            suffix = match m.suffixes.get(vals[m.field] as usize) {
+                Some(t) => Some(t.as_str()),
+                None => {
+                    text = operand_suffix(v, m.field, vals[m.field]);
+                    Some(text.as_str())
+                }
+            };
         }
         atom(&p.atoms[i], vals, suffix, out);
     }
     out.push(']');
     true
+}
+
+/// The suffix the operand modifier field `mi` prints for `value` (`.U32`, or empty).
+fn operand_suffix(v: &Variant, mi: usize, value: u64) -> String {
+    match field_group(v, &v.fields[mi])
+        .and_then(|g| g.lookup(value as u32))
+        .map(|r| &r.name)
+    {
+        Some(ModifierName::Named(n)) => format!(".{n}"),
+        _ => String::new(),
+    }
+}
+
+/// The texts of every value of field `i`, one per value (none when the field is wider than
+/// [`TABLED_BITS`]).
+fn value_texts(v: &Variant, i: usize, text: impl Fn(&[u64]) -> String) -> Vec<String> {
+    let width = v.fields[i].width();
+    if width > TABLED_BITS {
+        return Vec::new();
+    }
+    let mut vals = vec![0u64; v.fields.len()];
+    (0..1u64 << width)
+        .map(|val| {
+            vals[i] = val;
+            text(&vals)
+        })
+        .collect()
+}
+
+/// A modifier source with its texts worked out where the field is narrow enough.
+fn mod_piece(v: &Variant, m: ModSource) -> ModPiece {
+    let (ModSource::Group(i) | ModSource::Flag(i)) = m else {
+        let mut s = String::new();
+        modifier(v, &m, &[], &mut s);
+        return ModPiece::Fixed(s);
+    };
+    let texts = value_texts(v, i, |vals| {
+        let mut s = String::new();
+        modifier(v, &m, vals, &mut s);
+        s
+    });
+    ModPiece::Field {
+        source: m,
+        field: i,
+        texts,
+    }
 }
 
 /// Builds the plan of one variant from its fields, signature and distilled line.
@@ -327,12 +433,16 @@ fn plan(v: &Variant) -> Plan {
     Plan {
         base,
         guard: v.fields.iter().position(|f| f.kind == FieldKind::Guard),
-        mods: keyed.into_iter().map(|(_, m)| m).collect(),
+        mods: keyed.into_iter().map(|(_, m)| mod_piece(v, m)).collect(),
         atoms,
         operand_modifier: v
             .fields
             .iter()
-            .position(|f| f.kind == FieldKind::OperandModifier),
+            .position(|f| f.kind == FieldKind::OperandModifier)
+            .map(|field| OperandModifier {
+                field,
+                suffixes: value_texts(v, field, |vals| operand_suffix(v, field, vals[field])),
+            }),
     }
 }
 
@@ -435,6 +545,30 @@ mod tests {
             find_seq(&["A".into(), "F16".into(), "RN".into()], "F16.RN"),
             Some(1)
         );
+    }
+
+    #[test]
+    fn numbers_print_as_format_does() {
+        for v in [
+            0,
+            1,
+            9,
+            10,
+            99,
+            100,
+            254,
+            255,
+            0xabc,
+            u32::MAX as u64,
+            u64::MAX,
+        ] {
+            let mut s = String::new();
+            push_decimal(&mut s, v);
+            assert_eq!(s, v.to_string());
+            s.clear();
+            push_hex(&mut s, v);
+            assert_eq!(s, format!("{v:#x}"));
+        }
     }
 
     #[test]

@@ -5,17 +5,55 @@
 use super::VariantId;
 use crate::spec::{Table, Variant, bits_mask};
 
-/// One bit range of one field: `values[field] |= ((word >> lo) & mask) << shift`.
+/// Most bits one segment holds: a longer range is cut into several segments, so that every
+/// segment lies inside one of the word's three 64-bit windows (see [`windows`]).
+const SEGMENT_BITS: u32 = 32;
+
+/// Up to [`SEGMENT_BITS`] adjacent bits of one field:
+/// `values[field] |= ((windows[window] >> at) & mask) << shift`.
 #[derive(Debug, Clone, Copy)]
 struct Segment {
-    /// The range's bits, right-aligned (`len` ones, `len` in 1..=64).
-    mask: u64,
-    /// Lowest bit of the range in the word (0..=127).
+    /// The bits, right-aligned (`len` ones).
+    mask: u32,
+    /// Lowest bit of the segment in the word (0..=127).
     lo: u8,
-    /// Where the range lands in the field's value (sum of the lengths of the ranges before).
+    /// Which window holds the segment: 0 = bits 0..=63, 1 = bits 64..=127, 2 = bits 32..=95.
+    window: u8,
+    /// Lowest bit of the segment in its window.
+    at: u8,
+    /// Where the segment lands in the field's value.
     shift: u8,
     /// Index of the field in the variant's field order.
     field: u8,
+}
+
+impl Segment {
+    /// The segment of `len` (1..=32) bits from word bit `lo`, landing at bit `shift` of field
+    /// `field`'s value.
+    fn new(lo: u32, len: u32, shift: u32, field: usize) -> Segment {
+        let (window, start) = if lo + len <= 64 {
+            (0, 0)
+        } else if lo >= 64 {
+            (1, 64)
+        } else {
+            // Crosses bit 64: with at most 32 bits it lies inside bits 32..=95.
+            (2, 32)
+        };
+        Segment {
+            mask: bits_mask(len) as u32,
+            lo: lo as u8,
+            window,
+            at: (lo - start) as u8,
+            shift: shift as u8,
+            field: field as u8,
+        }
+    }
+}
+
+/// The word's three 64-bit windows (bits 0..=63, 64..=127, 32..=95), and a zero fourth.
+#[inline]
+fn windows(word: u128) -> [u64; 4] {
+    [word as u64, (word >> 64) as u64, (word >> 32) as u64, 0]
 }
 
 /// What decoding and encoding need of one variant.
@@ -66,13 +104,13 @@ impl Layouts {
             self.field_masks.push(bits_mask(f.width()) as u64);
             let mut shift = 0u32;
             for r in &f.ranges {
-                self.segments.push(Segment {
-                    mask: bits_mask(r.len as u32) as u64,
-                    lo: r.lo,
-                    shift: shift as u8,
-                    field: i as u8,
-                });
-                shift += r.len as u32;
+                let (lo, len) = (r.lo as u32, r.len as u32);
+                for done in (0..len).step_by(SEGMENT_BITS as usize) {
+                    let n = (len - done).min(SEGMENT_BITS);
+                    self.segments
+                        .push(Segment::new(lo + done, n, shift + done, i));
+                }
+                shift += len;
             }
         }
         self.spans.push(Span {
@@ -85,26 +123,31 @@ impl Layouts {
         });
     }
 
+    #[inline]
     fn span(&self, id: VariantId) -> &Span {
         &self.spans[self.first[id.table as usize] as usize + id.variant as usize]
     }
 
     /// Number of fields of `id`.
+    #[inline]
     pub(super) fn n_fields(&self, id: VariantId) -> usize {
         self.span(id).n_fields
     }
 
     /// Bits of `id` that no cell describes.
+    #[inline]
     pub(super) fn undescribed(&self, id: VariantId) -> u128 {
         self.span(id).undescribed
     }
 
     /// Bits of `id` the table describes (fixed bits and field bits).
+    #[inline]
     pub(super) fn described(&self, id: VariantId) -> u128 {
         self.span(id).described
     }
 
     /// Per field of `id` (field order): the values that fit it, right-aligned ones.
+    #[inline]
     pub(super) fn field_masks(&self, id: VariantId) -> &[u64] {
         let s = self.span(id);
         &self.field_masks[s.fields as usize..s.fields as usize + s.n_fields]
@@ -117,10 +160,11 @@ impl Layouts {
         let s = self.span(id);
         let mut w = word;
         for seg in &self.segments[s.start as usize..s.end as usize] {
+            let mask = seg.mask as u64;
             let bits = values[seg.field as usize]
                 .checked_shr(seg.shift as u32)
                 .unwrap_or(0);
-            w = (w & !((seg.mask as u128) << seg.lo)) | (((bits & seg.mask) as u128) << seg.lo);
+            w = (w & !((mask as u128) << seg.lo)) | (((bits & mask) as u128) << seg.lo);
         }
         w
     }
@@ -130,8 +174,9 @@ impl Layouts {
     #[inline]
     pub(super) fn read(&self, id: VariantId, word: u128, values: &mut [u64]) {
         let s = self.span(id);
+        let win = windows(word);
         for seg in &self.segments[s.start as usize..s.end as usize] {
-            let bits = (word >> seg.lo) as u64 & seg.mask;
+            let bits = (win[seg.window as usize & 3] >> seg.at) & seg.mask as u64;
             // A field is at most 64 bits wide (the parser refuses wider), so `shift < 64`.
             values[seg.field as usize] |= bits.wrapping_shl(seg.shift as u32);
         }
@@ -142,6 +187,43 @@ impl Layouts {
 mod tests {
     use super::*;
     use crate::codec::{SplitMix64, Word};
+
+    #[test]
+    fn long_and_crossing_ranges_are_cut_into_windows() {
+        use crate::spec::{BitRange, Field, FieldKind};
+        let field = |ranges: Vec<BitRange>| Field {
+            label: "x".into(),
+            kind: FieldKind::Flag("x".into()),
+            ranges,
+            line: 1,
+            names: Default::default(),
+            rejected: Vec::new(),
+        };
+        let mut l = Layouts::default();
+        l.first.push(0);
+        let mut v = crate::spec::bundled_tables().unwrap()[0].variants[0].clone();
+        v.fields = vec![
+            field(vec![BitRange { lo: 40, len: 64 }]),
+            field(vec![
+                BitRange { lo: 60, len: 8 },
+                BitRange { lo: 100, len: 20 },
+            ]),
+        ];
+        l.add(&v);
+        let id = VariantId::default();
+        let mut rng = SplitMix64(5);
+        for _ in 0..100 {
+            let w = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+            let mut values = [0; 2];
+            l.read(id, w, &mut values);
+            assert_eq!(values[0], Word(w).get_field(&v.fields[0]));
+            assert_eq!(values[1], Word(w).get_field(&v.fields[1]));
+            let mut back = Word(0);
+            back.set_field(&v.fields[0], values[0]).unwrap();
+            back.set_field(&v.fields[1], values[1]).unwrap();
+            assert_eq!(l.write(id, &values, 0), back.0);
+        }
+    }
 
     #[test]
     fn reads_what_get_field_reads() {
