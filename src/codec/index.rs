@@ -270,16 +270,27 @@ fn choose_split(cands: &[Candidate], used: u128) -> Option<u128> {
 
 /// The bits outside `used` that some candidates fix, grouped by which candidates fix them
 /// (each group cut to what one split node gathers, see [`lowest_bits`]). Bits every candidate
-/// fixes to the same value tell nothing and are left out.
+/// fixes to the same value tell nothing and are left out. Candidate sets are compared by a
+/// 64-bit fingerprint: a collision merges two groups, which costs speed, never correctness.
 fn bit_groups(cands: &[Candidate], used: u128) -> Vec<u128> {
     let all_fix = cands.iter().fold(!used, |m, c| m & c.mask);
     let differ = cands.iter().fold(0, |m, c| m | (c.value ^ cands[0].value));
-    let mut groups: BTreeMap<Vec<bool>, u128> = BTreeMap::new();
+    let mut fingerprint = [0u64; 128];
+    let mut rng = super::SplitMix64(0x5eed);
+    for c in cands {
+        let key = rng.next_u64();
+        let mut rest = c.mask & !used;
+        while rest != 0 {
+            let b = rest.trailing_zeros() as usize;
+            fingerprint[b] = fingerprint[b].wrapping_add(key);
+            rest &= rest - 1;
+        }
+    }
+    let mut groups: BTreeMap<u64, u128> = BTreeMap::new();
     for b in (0..128u32).filter(|b| used >> b & 1 == 0) {
-        let fixers: Vec<bool> = cands.iter().map(|c| c.mask >> b & 1 == 1).collect();
         let useless = all_fix >> b & 1 == 1 && differ >> b & 1 == 0;
-        if fixers.contains(&true) && !useless {
-            *groups.entry(fixers).or_default() |= 1 << b;
+        if fingerprint[b as usize] != 0 && !useless {
+            *groups.entry(fingerprint[b as usize]).or_default() |= 1 << b;
         }
     }
     groups.into_values().map(lowest_bits).collect()
@@ -288,13 +299,23 @@ fn bit_groups(cands: &[Candidate], used: u128) -> Vec<u128> {
 /// How many of `cands` a word meets at the leaf after splitting on `bits`, on average over
 /// words that match one of `cands` (each equally likely, other bits random): `d` is still a
 /// candidate for a word of `c` when they agree on the split bits both fix, with probability
-/// one half per split bit that `d` fixes and `c` does not.
+/// one half per split bit that `d` fixes and `c` does not. Worked out per distinct pattern
+/// of the split bits, so it costs little for long lists.
 fn expected_scan(cands: &[Candidate], bits: u128) -> f64 {
-    let mut total = 0.0;
+    // (fixed split bits, their values, how many candidates have this pattern)
+    let mut patterns: Vec<(u128, u128, usize)> = Vec::new();
     for c in cands {
-        for d in cands {
-            if (c.value ^ d.value) & c.mask & d.mask & bits == 0 {
-                total += 0.5f64.powi((bits & d.mask & !c.mask).count_ones() as i32);
+        let (m, v) = (c.mask & bits, c.value & bits);
+        match patterns.iter_mut().find(|p| p.0 == m && p.1 == v) {
+            Some(p) => p.2 += 1,
+            None => patterns.push((m, v, 1)),
+        }
+    }
+    let mut total = 0.0;
+    for &(cm, cv, cn) in &patterns {
+        for &(dm, dv, dn) in &patterns {
+            if (cv ^ dv) & cm & dm == 0 {
+                total += (cn * dn) as f64 * 0.5f64.powi((dm & !cm).count_ones() as i32);
             }
         }
     }
