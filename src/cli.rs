@@ -1026,14 +1026,16 @@ enum BenchCmd {
 struct BenchRunArgs {
     #[command(flatten)]
     view: ViewArgs,
-    /// Words to generate (over every arch, a variant drawn uniformly per word).
-    #[arg(long, default_value_t = 1_000_000)]
-    words: usize,
+    /// Words to generate (over every arch, a variant drawn uniformly per word; at least
+    /// 10000: below ~1M nvdisasm's start-up, ~0.6 s per process, weighs on every ratio).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(10_000..))]
+    words: u64,
     /// Seed of the generator.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Shares of illegal words (percent) mixed in for the recording goal.
-    #[arg(long, value_delimiter = ',', default_value = "5,40")]
+    /// Shares of illegal words (percent, 1 to 99) mixed in for the recording goal.
+    #[arg(long, value_delimiter = ',', default_value = "5,40",
+          value_parser = clap::value_parser!(u32).range(1..=99))]
     mix: Vec<u32>,
     /// Also write the measurements as JSON to this file.
     #[arg(long)]
@@ -1082,13 +1084,18 @@ fn bench_run(a: &BenchRunArgs) -> Result<ExitCode> {
     let scratch = std::env::temp_dir().join(format!("sass-conform-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     let opts = BenchOptions {
-        words: a.words,
+        words: a.words as usize,
         seed: a.seed,
         mixes: a.mix.clone(),
         table_texts,
         oracle_dir: a.oracle.clone(),
         scratch: scratch.clone(),
     };
+    if let Some(path) = &a.json {
+        // Fail before minutes of measurements, not after.
+        std::fs::write(path, "")
+            .with_context(|| format!("{}: cannot write the JSON report", path.display()))?;
+    }
     eprintln!("bench: {} words from the tables ({view})", a.words);
     let rep = run(&codec, &nv, &opts, |step| eprintln!("  {step}"));
     let _ = std::fs::remove_dir_all(&scratch);

@@ -152,3 +152,13 @@ fn diff_streams_a_recording_and_names_bad_rows() {
     assert!(!ok);
     assert!(err.contains("no oracle entries"), "{err}");
 }
+
+#[test]
+fn bench_refuses_sizes_that_would_measure_nothing() {
+    let (ok, _, err) = run(&["bench", "run", "--words", "5"]);
+    assert!(!ok);
+    assert!(err.contains("5 is not in 10000.."), "{err}");
+    let (ok, _, err) = run(&["bench", "run", "--mix", "150"]);
+    assert!(!ok);
+    assert!(err.contains("150 is not in 1..=99"), "{err}");
+}

@@ -207,10 +207,7 @@ impl Nvdisasm {
             path: path.to_path_buf(),
             reason,
         };
-        let out = Command::new(path)
-            .arg("--version")
-            .output()
-            .map_err(|e| bad(e.to_string()))?;
+        let out = version_output(path).map_err(|e| bad(e.to_string()))?;
         let text = String::from_utf8_lossy(&out.stdout);
         let version = parse_version(&text).ok_or_else(|| {
             bad(format!(
@@ -1251,6 +1248,33 @@ fn write_raw(path: &Path, words: &[u128]) -> std::io::Result<()> {
 }
 
 /// `V13.5.37` in `nvdisasm --version` output -> `13.5.37`.
+/// How long `nvdisasm --version` may take before the binary counts as broken (it answers in
+/// ~0.1 s; a hung one would otherwise freeze every command that locates nvdisasm).
+const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `path --version`'s output, killing it after [`VERSION_TIMEOUT`].
+fn version_output(path: &Path) -> std::io::Result<std::process::Output> {
+    let mut child = Command::new(path)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let start = Instant::now();
+    while child.try_wait()?.is_none() {
+        if start.elapsed() > VERSION_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::other(format!(
+                "`--version` ran longer than {} s; killed",
+                VERSION_TIMEOUT.as_secs()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.wait_with_output()
+}
+
 fn parse_version(text: &str) -> Option<String> {
     for tok in text.split(|c: char| c.is_whitespace() || c == ',') {
         if let Some(v) = tok.strip_prefix('V') {

@@ -193,6 +193,19 @@ pub fn run_words(
             super::files::unique_counter()
         ))
     });
+    if let Some(dir) = out
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(OracleError::Input {
+            message: format!(
+                "{}: the output folder {} does not exist",
+                out_name.display(),
+                dir.display()
+            ),
+        });
+    }
     let sink: Box<dyn Write> = match (&tmp, out) {
         (Some(t), _) => Box::new(fs::File::create(t).map_err(|e| OracleError::io(t, e))?),
         (None, Some(o)) => Box::new(
