@@ -133,7 +133,8 @@ pub fn write_row<W: Write>(
 /// Disassemble the words of `words` (a file, or stdin for `None` or `-`) for `arch` with
 /// [`Nvdisasm::disassemble_stream`], writing the TSV (module docs) to `out` (a file, or stdout
 /// for `None` or `-`) as the answers come. A file is written under a temporary name in the
-/// same folder and renamed into place at the end, so a failed run leaves no partial file.
+/// same folder and renamed into place at the end, so a failed run leaves no partial file (a
+/// symlink is followed: its target is replaced, the link kept).
 /// With `progress`, a bar on stderr counts the words (hidden when stderr is not a terminal).
 ///
 /// Errors: [`OracleError::Io`] for unreadable input or unwritable output,
@@ -147,6 +148,13 @@ pub fn run_words(
     progress: bool,
 ) -> Result<RunSummary, OracleError> {
     let (words, out) = (not_dash(words), not_dash(out));
+    // A symlinked output is written through to its target (the rename must not replace the
+    // link itself).
+    let resolved_out = out.and_then(|p| {
+        let is_link = fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+        is_link.then(|| fs::canonicalize(p).ok()).flatten()
+    });
+    let out = resolved_out.as_deref().or(out);
     let in_name = words.map_or_else(|| PathBuf::from("<stdin>"), Path::to_path_buf);
     let input: Box<dyn BufRead> = match words {
         Some(p) => Box::new(BufReader::with_capacity(
