@@ -443,24 +443,18 @@ fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::T
 
 /// Streams every recorded entry of the evidence files under `dir` (see
 /// [`oracle::is_evidence_file`]) into `f`, one row at a time; returns how many there were.
-fn for_each_entry(dir: &Path, mut f: impl FnMut(Entry)) -> Result<usize> {
+fn for_each_entry(dir: &Path, f: impl FnMut(Entry)) -> Result<usize> {
     if !dir.is_dir() {
         bail!(
             "{}: no such oracle folder (record one with `sass-conform oracle record`)",
             dir.display()
         );
     }
-    let mut n = 0;
-    for path in oracle::list_files(dir)? {
-        if !oracle::is_evidence_file(&path) {
-            continue;
-        }
-        for e in oracle::open_entries(&path)? {
-            f(e?);
-            n += 1;
-        }
-    }
-    Ok(n)
+    Ok(oracle::for_each_entry_where(
+        dir,
+        oracle::is_evidence_file,
+        f,
+    )?)
 }
 
 /// Every recorded entry under `dir`; an error when there is none.

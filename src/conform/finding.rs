@@ -39,23 +39,40 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// `file:line: [kind] key: message (bits ...)`.
+    /// `file:line: [kind] key: message (bits ...)` (see [`line_text`]).
     pub fn line_text(&self) -> String {
-        let bits = if self.bits.is_empty() {
-            String::new()
-        } else {
-            format!(" (bits {})", compact_bits(&self.bits))
-        };
-        let key = if self.key.is_empty() {
-            String::new()
-        } else {
-            format!("{}: ", self.key)
-        };
-        format!(
-            "{}:{}: [{}] {key}{}{bits}",
-            self.file, self.line, self.kind, self.message
+        line_text(
+            &self.file,
+            self.line,
+            &self.kind,
+            &self.key,
+            &self.message,
+            &compact_bits(&self.bits),
         )
     }
+}
+
+/// A finding's one-line form, `file:line: [kind] key: message (bits 1-3,7)`; an empty `key`
+/// or `bits` (already compacted, see [`compact_bits`]) is left out.
+pub fn line_text(
+    file: &str,
+    line: usize,
+    kind: &str,
+    key: &str,
+    message: &str,
+    bits: &str,
+) -> String {
+    let bits = if bits.is_empty() {
+        String::new()
+    } else {
+        format!(" (bits {bits})")
+    };
+    let key = if key.is_empty() {
+        String::new()
+    } else {
+        format!("{key}: ")
+    };
+    format!("{file}:{line}: [{kind}] {key}{message}{bits}")
 }
 
 /// `[1,2,3,7]` -> `1-3,7`.

@@ -425,16 +425,33 @@ pub fn is_sweep_file(path: &Path) -> bool {
         .is_some_and(|d| d.to_string_lossy().starts_with("sm"))
 }
 
-/// Every entry of the files under `dir` that `keep` accepts, in [`load_dir`] order.
+/// Every entry of the files under `dir` that `keep` accepts, in [`load_dir`] order (files
+/// `keep` refuses are not read).
 pub fn load_entries_where(
     dir: impl AsRef<Path>,
     keep: impl Fn(&Path) -> bool,
 ) -> Result<Vec<Entry>, OracleError> {
-    Ok(load_dir(dir)?
-        .into_iter()
-        .filter(|(p, _)| keep(p))
-        .flat_map(|(_, e)| e)
-        .collect())
+    let mut out = Vec::new();
+    for_each_entry_where(dir, keep, |e| out.push(e))?;
+    Ok(out)
+}
+
+/// Streams every entry of the files under `dir` that `keep` accepts into `f`, one row at a
+/// time in [`load_dir`] order (memory flat however large the files); returns how many there
+/// were. Errors: the first unreadable folder, file or bad row ([`open_entries`]).
+pub fn for_each_entry_where(
+    dir: impl AsRef<Path>,
+    keep: impl Fn(&Path) -> bool,
+    mut f: impl FnMut(Entry),
+) -> Result<usize, OracleError> {
+    let mut n = 0;
+    for path in list_files(dir)?.iter().filter(|p| keep(p)) {
+        for e in open_entries(path)? {
+            f(e?);
+            n += 1;
+        }
+    }
+    Ok(n)
 }
 
 #[cfg(test)]

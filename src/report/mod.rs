@@ -379,21 +379,15 @@ impl FindingRow {
     pub fn id(&self) -> (&str, &str, &str, &str) {
         (&self.file, &self.key, &self.kind, &self.bits)
     }
-    /// `file:line: [kind] key: message (bits ...)`.
+    /// `file:line: [kind] key: message (bits ...)`, as [`Finding::line_text`] prints it.
     pub fn line_text(&self) -> String {
-        let bits = if self.bits.is_empty() {
-            String::new()
-        } else {
-            format!(" (bits {})", self.bits)
-        };
-        let key = if self.key.is_empty() {
-            String::new()
-        } else {
-            format!("{}: ", self.key)
-        };
-        format!(
-            "{}:{}: [{}] {key}{}{bits}",
-            self.file, self.line, self.kind, self.message
+        crate::conform::finding::line_text(
+            &self.file,
+            self.line,
+            &self.kind,
+            &self.key,
+            &self.message,
+            &self.bits,
         )
     }
 }
