@@ -7,8 +7,10 @@ use sass_conform::codec::{
     Codec, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
 };
 use sass_conform::conform::resolved::{Provenance, ResolvedSet, resolve_tables};
-use sass_conform::conform::{Differ, Finding, diff, lint, predict};
+use sass_conform::conform::{Differ, Finding, lint, predict};
 use sass_conform::oracle::{self, Entry, FileRecord, Manifest, Nvdisasm};
+use sass_conform::reading::combos::Split;
+use sass_conform::reading::model::Model;
 use sass_conform::render::Renderer;
 use sass_conform::spec::{self, ModifierName};
 use std::io::{BufRead, BufWriter, Write};
@@ -269,6 +271,30 @@ enum OracleCmd {
     /// Ask nvdisasm about words (one 32-hex-digit word per line; `#` lines and blank lines
     /// skipped) and write its answers as an oracle TSV, rows in input order (unsorted).
     Run(OracleRunArgs),
+    /// Record combination words (every bit a variant does not fix random) for the learn or
+    /// check split into DIR/combos/<split>/<ARCH>-<MNEMONIC>.tsv.
+    Combos(CombosArgs),
+}
+
+#[derive(Args, Debug)]
+struct CombosArgs {
+    #[command(flatten)]
+    view: ViewArgs,
+    /// Folder (or files) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// Oracle root to write into (MANIFEST.json there is updated).
+    #[arg(long, default_value = "oracle")]
+    out: PathBuf,
+    /// Which split: `learn` (the model learns from it) or `check` (never learned from).
+    #[arg(long, value_enum)]
+    split: Split,
+    /// Words per variant.
+    #[arg(long, default_value_t = 2000)]
+    per_variant: usize,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -344,6 +370,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Encode(a) => encode(&a),
         Cmd::Oracle(OracleCmd::Record(a)) => record(&a),
         Cmd::Oracle(OracleCmd::Run(a)) => oracle_run(&a),
+        Cmd::Oracle(OracleCmd::Combos(a)) => record_combos(&a),
         Cmd::Diff(a) => diff_cmd(&a),
         Cmd::Lint(a) => lint_cmd(&a),
         Cmd::Resolve(a) => resolve_cmd(&a),
@@ -459,13 +486,19 @@ fn for_each_entry(dir: &Path, f: impl FnMut(Entry)) -> Result<usize> {
 
 /// Every recorded entry under `dir`; an error when there is none.
 fn load_entries(dir: &Path) -> Result<Vec<Entry>> {
+    load_entries_where(dir, oracle::is_evidence_file)
+}
+
+/// Every recorded entry of the files under `dir` that `keep` accepts; an error when there is
+/// none.
+fn load_entries_where(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<Entry>> {
     if !dir.is_dir() {
         bail!(
             "{}: no such oracle folder (record one with `sass-conform oracle record`)",
             dir.display()
         );
     }
-    let entries = oracle::load_entries_where(dir, oracle::is_evidence_file)?;
+    let entries = oracle::load_entries_where(dir, keep)?;
     if entries.is_empty() {
         bail!(
             "{}: no oracle entries (*.tsv) in this folder",
@@ -478,12 +511,20 @@ fn load_entries(dir: &Path) -> Result<Vec<Entry>> {
 /// The codec over the resolved view when `view.resolved` exists (and not `--as-written`),
 /// else over the tables as written. Returns the codec and a word saying which.
 fn load_view(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str)> {
+    let (codec, name, _) = load_view_model(specs, view)?;
+    Ok((codec, name))
+}
+
+/// [`load_view`] plus the learned reading stored with the resolved tables (`None` as written,
+/// or when the resolved file predates it).
+fn load_view_model(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str, Option<Model>)> {
     let tables = load_some_tables(&[specs.to_path_buf()], None)?;
     if view.as_written || !view.resolved.is_file() {
-        return Ok((Codec::new(tables)?, "as written"));
+        return Ok((Codec::new(tables)?, "as written", None));
     }
     let set = ResolvedSet::read(&view.resolved, &tables)?;
-    Ok((Codec::new(set.tables)?, "resolved"))
+    let model = (!set.model.tables.is_empty()).then_some(set.model);
+    Ok((Codec::new(set.tables)?, "resolved", model))
 }
 
 fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
@@ -528,7 +569,7 @@ fn for_each_word(args: &[String], mut f: impl FnMut(Word) -> Result<()>) -> Resu
 }
 
 fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
-    let (codec, _) = load_view(&a.specs, &a.view)?;
+    let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
     if !codec.archs().contains(&a.arch) {
         bail!(
             "no table is loaded for {}; tables cover {:?}",
@@ -544,7 +585,7 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
     let out = std::io::stdout().lock();
     let mut out = BufWriter::new(out);
     for_each_word(&a.words, |w| {
-        let p = predict(&codec, &r, a.arch, w);
+        let p = predict(&codec, &r, model.as_ref(), a.arch, w);
         if a.json && decode {
             serde_json::to_writer(&mut out, &p)?;
             writeln!(out)?;
@@ -570,7 +611,7 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
 }
 
 fn encode(a: &EncodeArgs) -> Result<ExitCode> {
-    let (codec, _) = load_view(&a.specs, &a.view)?;
+    let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
     let id = codec
         .find_key(&a.key, a.arch)
         .with_context(|| format!("no variant with key `{}`", a.key))?;
@@ -581,7 +622,7 @@ fn encode(a: &EncodeArgs) -> Result<ExitCode> {
     let w = codec.encode(id, &values, opts)?;
     let r = Renderer::new(&codec);
     let arch = codec.table(id).arch.expect("codec tables have an arch");
-    let p = predict(&codec, &r, arch, w);
+    let p = predict(&codec, &r, model.as_ref(), arch, w);
     outln!(
         "{}\t{}\t{}",
         w,
@@ -701,10 +742,65 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
+    use sass_conform::reading::combos;
+    let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+    let written = load_codec(&a.specs)?;
+    let (view, _) = load_view(&a.specs, &a.view)?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let manifest_path = a.out.join("MANIFEST.json");
+    let mut manifest = Manifest::read_or_default(&manifest_path)?;
+    for (ti, t) in written.tables.iter().enumerate() {
+        let arch = t.arch.expect("codec tables have an arch");
+        let mut words: Vec<u128> = Vec::new();
+        for (vi, v) in t.variants.iter().enumerate() {
+            let mask = view.tables[ti].variants[vi].fixed_mask;
+            words.extend(combos::random_words(v, mask, a.per_variant, a.split.seed()));
+        }
+        words.sort_unstable();
+        words.dedup();
+        let pb = indicatif::ProgressBar::new(words.len() as u64).with_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg:24} [{bar:40}] {pos}/{len} words {per_sec} eta {eta}",
+            )?
+            .progress_chars("=> "),
+        );
+        pb.set_message(format!("{} {} {}", a.split.name(), arch, t.mnemonic));
+        let answers = nv.disassemble(arch, &words, Some(&pb))?;
+        pb.finish();
+        let mut entries: Vec<Entry> = words
+            .iter()
+            .zip(answers)
+            .map(|(&word, answer)| Entry { arch, word, answer })
+            .collect();
+        let rel = combos::split_file(a.split, arch, &t.mnemonic);
+        let path = a.out.join(&rel);
+        oracle::write_entries(&path, &mut entries)?;
+        manifest.upsert(FileRecord {
+            path: format!("oracle/{rel}"),
+            arch,
+            entries: entries.len(),
+            nvdisasm_version: nv.version().to_string(),
+            date: oracle::today_utc(),
+            command: command.clone(),
+        });
+        let legal = entries.iter().filter(|e| e.answer.is_legal()).count();
+        eprintln!(
+            "{}: {} words, {} legal, {} illegal",
+            path.display(),
+            entries.len(),
+            legal,
+            entries.len() - legal
+        );
+    }
+    manifest.write(&manifest_path)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
-    let (codec, view) = load_view(&a.specs, &a.view)?;
+    let (codec, view, model) = load_view_model(&a.specs, &a.view)?;
     let r = Renderer::new(&codec);
-    let mut differ = Differ::new(&codec, &r);
+    let mut differ = Differ::new(&codec, &r).with_model(model.as_ref());
     let n = for_each_entry(&a.oracle, |e| differ.add(&e))?;
     if n == 0 {
         bail!(
@@ -828,7 +924,8 @@ fn corpus_seed(
 fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
     let codec = Codec::new(load_some_tables(&a.paths, a.arch)?)?;
-    let entries = load_entries(&a.oracle)?;
+    // Never the check split nor the compiler's words: they are what the reading is scored on.
+    let entries = load_entries_where(&a.oracle, sass_conform::reading::combos::is_learnable)?;
     let answers = Answers::new(&entries);
     let readings = read_bits(&codec, &answers);
     let findings = bit_findings(&codec, &readings);
@@ -856,11 +953,15 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
                 oracle_entries: entries.len(),
                 method: sass_conform::conform::resolved::METHOD.into(),
             },
+            model: Model::learn(&Codec::new(tables.clone())?, &entries),
             tables,
         };
         set.write(path)?;
         let c2 = Codec::new(set.tables)?;
-        let res = diff(&c2, &Renderer::new(&c2), &entries);
+        let r2 = Renderer::new(&c2);
+        let mut differ = Differ::new(&c2, &r2).with_model(Some(&set.model));
+        entries.iter().for_each(|e| differ.add(e));
+        let res = differ.finish();
         eprintln!(
             "{}: resolved tables written; on {} recorded answers they agree {:.2}% on legal text, {:.2}% on legal/illegal",
             path.display(),

@@ -10,6 +10,7 @@ pub mod bench;
 pub mod codec;
 pub mod conform;
 pub mod oracle;
+pub mod reading;
 pub mod render;
 pub mod report;
 pub mod spec;

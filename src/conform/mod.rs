@@ -15,6 +15,8 @@ pub use lint::lint;
 use crate::arch::Arch;
 use crate::codec::{Codec, Verdict, Word};
 use crate::oracle::{Answer, Entry};
+use crate::reading::legality::{Legality, text_mnemonic};
+use crate::reading::model::Model;
 use crate::render::Renderer;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -33,17 +35,31 @@ pub struct Prediction {
     pub text: Option<String>,
     /// The table-based verdict.
     pub verdict: Verdict,
+    /// What the learned reading says nvdisasm does with the word (null when no variant
+    /// matches).
+    pub legality: Option<Legality>,
 }
 
-/// Predicts nvdisasm's answer for `word` on `arch` from the tables.
-pub fn predict(codec: &Codec, r: &Renderer, arch: Arch, word: Word) -> Prediction {
-    let (key, text, verdict) = match codec.decode(arch, word) {
-        Some(d) => (
-            Some(codec.variant(d.id).key.clone()),
-            (!rejected(codec, &d)).then(|| r.render(codec, &d)),
-            codec.verdict_of(&d),
-        ),
-        None => (None, None, codec.check(arch, word)),
+/// Predicts nvdisasm's answer for `word` on `arch` from the tables and, when given, the
+/// learned reading (legality).
+pub fn predict(
+    codec: &Codec,
+    r: &Renderer,
+    model: Option<&Model>,
+    arch: Arch,
+    word: Word,
+) -> Prediction {
+    let (key, text, verdict, l) = match codec.decode(arch, word) {
+        Some(d) => {
+            let l = legality(codec, model, &d);
+            (
+                Some(codec.variant(d.id).key.clone()),
+                (l == Legality::Legal).then(|| r.render(codec, &d)),
+                codec.verdict_of(&d),
+                Some(l),
+            )
+        }
+        None => (None, None, codec.check(arch, word), None),
     };
     Prediction {
         word: word.to_string(),
@@ -51,6 +67,19 @@ pub fn predict(codec: &Codec, r: &Renderer, arch: Arch, word: Word) -> Predictio
         key,
         text,
         verdict,
+        legality: l,
+    }
+}
+
+/// Legality of a decoded word: the learned reading's when there is one, else the resolved
+/// tables' rejected values (an undefined "rejected value").
+pub fn legality(codec: &Codec, model: Option<&Model>, d: &crate::codec::Decoded) -> Legality {
+    match model {
+        Some(m) => m.legality(codec, d),
+        None if rejected(codec, d) => Legality::Unrecognized {
+            reason: "rejected value".into(),
+        },
+        None => Legality::Legal,
     }
 }
 
@@ -184,6 +213,7 @@ type Groups = BTreeMap<(String, String, String), (usize, u32, Mismatch)>;
 pub struct Differ<'a> {
     codec: &'a Codec,
     r: &'a Renderer,
+    model: Option<&'a Model>,
     counts: DiffCounts,
     groups: Groups,
     text: String,
@@ -195,10 +225,18 @@ impl<'a> Differ<'a> {
         Differ {
             codec,
             r,
+            model: None,
             counts: DiffCounts::default(),
             groups: Groups::new(),
             text: String::with_capacity(96),
         }
+    }
+
+    /// Uses a learned reading for legality (recognition, constraint tables) instead of the
+    /// resolved tables' rejected values.
+    pub fn with_model(mut self, model: Option<&'a Model>) -> Differ<'a> {
+        self.model = model;
+        self
     }
 
     /// Compares one recorded answer with our decoding of its word.
@@ -206,9 +244,9 @@ impl<'a> Differ<'a> {
         self.counts.total += 1;
         let word = Word(e.word);
         let raw = self.codec.decode(e.arch, word);
-        let decoded = raw.filter(|d| !rejected(self.codec, d));
-        let (cause, key, field, ours, closeness) = match (&e.answer, decoded) {
-            (Answer::Text(t), Some(d)) => {
+        let legality = raw.map(|d| legality(self.codec, self.model, &d));
+        let (cause, key, field, ours, closeness) = match (&e.answer, raw, legality) {
+            (Answer::Text(t), Some(d), Some(Legality::Legal)) => {
                 self.text.clear();
                 self.r.render_into(self.codec, &d, &mut self.text);
                 if *t == self.text {
@@ -225,7 +263,32 @@ impl<'a> Differ<'a> {
                     ((e.word ^ v.fixed_value) & !v.fixed_mask).count_ones(),
                 )
             }
-            (Answer::Illegal(_), Some(d)) => {
+            // Another instruction's word, and nvdisasm prints that instruction: not claimed.
+            (Answer::Text(t), Some(d), Some(Legality::OtherMnemonic { mnemonic }))
+                if text_mnemonic(t) == mnemonic =>
+            {
+                self.counts.no_variant += 1;
+                let v = self.codec.variant(d.id);
+                (
+                    "no-variant",
+                    v.key.clone(),
+                    "other mnemonic".into(),
+                    None,
+                    0,
+                )
+            }
+            (Answer::Text(_), Some(d), Some(Legality::OtherMnemonic { mnemonic })) => {
+                self.counts.text_mismatch += 1;
+                let v = self.codec.variant(d.id);
+                (
+                    "text",
+                    v.key.clone(),
+                    "mnemonic".into(),
+                    Some(format!("({mnemonic})")),
+                    ((e.word ^ v.fixed_value) & !v.fixed_mask).count_ones(),
+                )
+            }
+            (Answer::Illegal(_), Some(d), Some(l)) if l.is_legal() => {
                 self.counts.oracle_illegal_we_decode += 1;
                 let v = self.codec.variant(d.id);
                 self.text.clear();
@@ -238,16 +301,21 @@ impl<'a> Differ<'a> {
                     (e.word ^ v.fixed_value).count_ones(),
                 )
             }
-            (Answer::Illegal(_), None) => {
+            (Answer::Illegal(_), _, _) => {
                 self.counts.agree_illegal += 1;
                 return;
             }
-            (Answer::Text(_), None) if raw.is_some() => {
+            (Answer::Text(_), Some(d), Some(l)) => {
                 self.counts.we_reject_oracle_decodes += 1;
-                let v = self.codec.variant(raw.expect("checked").id);
-                ("we-reject", v.key.clone(), "rejected value".into(), None, 0)
+                let v = self.codec.variant(d.id);
+                let why = match l {
+                    Legality::Undefined { table, .. } => format!("undefined in {table}"),
+                    Legality::Unrecognized { .. } => "unrecognized".into(),
+                    _ => "rejected value".into(),
+                };
+                ("we-reject", v.key.clone(), why, None, 0)
             }
-            (Answer::Text(t), None) => match self.codec.check(e.arch, word) {
+            (Answer::Text(t), _, _) => match self.codec.check(e.arch, word) {
                 // nvdisasm names another instruction: a word of an un-tabled mnemonic whose
                 // opcode bits only look like the table's.
                 Verdict::ReservedBit { key, .. } if other_mnemonic(self.codec, e.arch, &key, t) => {

@@ -532,6 +532,9 @@ pub struct ResolvedSet {
     pub provenance: Provenance,
     /// The tables as nvdisasm reads them (same files, variants and keys as specs/).
     pub tables: Vec<Table>,
+    /// The learned reading (legality), parallel to `tables`; empty in files written before it.
+    #[serde(default)]
+    pub model: crate::reading::model::Model,
 }
 
 /// How [`resolve_tables`] reads the tables (for provenance).

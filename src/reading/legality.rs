@@ -1,0 +1,285 @@
+//! Legality as nvdisasm decides it, learned from nvdisasm's own reasons.
+//!
+//! Two rules, both learned from recorded answers (never typed in):
+//! - **Constraint tables.** An illegal word's reason names a table and the index it looked up
+//!   ("Opclass 'tld_urc_', undefined value 0x10 for table 'TABLES_opex_0'"). Index bit k is the
+//!   word bit whose value equals bit k of the reported value in every such reason (on every
+//!   seed table: bits 105-109 and 122-124, weights 1..128); the defined set is the index of
+//!   every word nvdisasm accepts, the undefined set the values its reasons name.
+//! - **Recognition.** Per variant, a decision tree over the word's bits gives the class
+//!   nvdisasm puts the word in: a mnemonic (the opclass's, e.g. `LD` or `LDG` on SM80) or an
+//!   unrecognised word ("Unrecognized operation for functional unit 'uC'").
+
+use super::tree::Tree;
+use crate::oracle::Answer;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What nvdisasm does with a word, as far as legality goes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "verdict")]
+pub enum Legality {
+    /// Accepted and printed with the variant's mnemonic.
+    Legal,
+    /// Accepted, but printed as another instruction (`LDG` for an `LD` table): not the
+    /// table's word.
+    OtherMnemonic {
+        /// The mnemonic nvdisasm prints.
+        mnemonic: String,
+    },
+    /// Refused: the constraint table has no entry at this index.
+    Undefined {
+        /// nvdisasm's table name, `TABLES_opex_0`.
+        table: String,
+        /// The index looked up.
+        value: u32,
+    },
+    /// Refused before any opclass is chosen; nvdisasm's reason.
+    Unrecognized {
+        /// The reason, e.g. `Unrecognized operation for functional unit 'uC'`.
+        reason: String,
+    },
+}
+
+impl Legality {
+    /// Whether nvdisasm prints the word (with any mnemonic).
+    pub fn is_legal(&self) -> bool {
+        matches!(self, Legality::Legal | Legality::OtherMnemonic { .. })
+    }
+}
+
+/// A constraint table learned from reasons: which word bits form its index, which index values
+/// are defined.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstraintTable {
+    /// nvdisasm's name for it (`TABLES_opex_0`).
+    pub table: String,
+    /// `index_bits[k]` is the word bit of index bit k (weight 2^k); `None` where no reason
+    /// had that value bit set (the bit reads as 0).
+    pub index_bits: Vec<Option<u8>>,
+    /// Index values seen in words nvdisasm accepts.
+    pub defined: Vec<u32>,
+    /// Index values nvdisasm's reasons name undefined.
+    pub undefined: Vec<u32>,
+    /// One recorded word per undefined value set: (word, reason), for evidence.
+    pub example: (String, String),
+}
+
+impl ConstraintTable {
+    /// The index `word` looks up.
+    pub fn index(&self, word: u128) -> u32 {
+        self.index_bits
+            .iter()
+            .enumerate()
+            .map(|(k, b)| b.map_or(0, |b| ((word >> b & 1) as u32) << k))
+            .sum()
+    }
+
+    /// Whether the index of `word` is not defined (values never seen count as defined: the
+    /// check split says whether that holds).
+    pub fn refuses(&self, word: u128) -> Option<u32> {
+        let i = self.index(word);
+        self.undefined.binary_search(&i).is_ok().then_some(i)
+    }
+}
+
+/// The class nvdisasm puts a word of one variant in.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Recognised as this mnemonic (from the text, or the opclass of a constraint reason).
+    Mnemonic(String),
+    /// Not recognised; nvdisasm's reason.
+    Unrecognized(String),
+}
+
+/// Recognition rule of one variant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recognizer {
+    /// The classes, indexed by the tree's leaves.
+    pub classes: Vec<Class>,
+    /// The tree; `None` when every learned word had `classes[0]`.
+    pub tree: Option<Tree>,
+}
+
+impl Recognizer {
+    /// The class of `word`.
+    pub fn classify(&self, word: u128) -> &Class {
+        let c = self.tree.as_ref().map_or(0, |t| t.classify(word));
+        &self.classes[c as usize]
+    }
+}
+
+/// The reason nvdisasm gives for an undefined constraint-table index: (opclass, value, table).
+pub fn parse_constraint_reason(reason: &str) -> Option<(&str, u32, &str)> {
+    let rest = reason.strip_prefix("Opclass '")?;
+    let (opclass, rest) = rest.split_once("', undefined value 0x")?;
+    let (hex, rest) = rest.split_once(" for table '")?;
+    let table = rest.strip_suffix('\'')?;
+    Some((opclass, u32::from_str_radix(hex, 16).ok()?, table))
+}
+
+/// The mnemonic an opclass name stands for: `ldg_uniform__Ra32` -> `LDG`, `tld4_scr_` -> `TLD4`.
+pub fn opclass_mnemonic(opclass: &str) -> String {
+    opclass.split('_').next().unwrap_or("").to_ascii_uppercase()
+}
+
+/// The class of a recorded answer: the printed mnemonic, the opclass's mnemonic for a
+/// constraint reason, else unrecognised with the reason.
+pub fn class_of(answer: &Answer) -> Class {
+    match answer {
+        Answer::Text(t) => Class::Mnemonic(text_mnemonic(t).to_string()),
+        Answer::Illegal(r) => match parse_constraint_reason(r) {
+            Some((opclass, _, _)) => Class::Mnemonic(opclass_mnemonic(opclass)),
+            None => Class::Unrecognized(r.clone()),
+        },
+    }
+}
+
+/// The mnemonic of an nvdisasm line without its guard and modifiers:
+/// `@!P0 LDG.E.EL R1, [R2.64] ;` -> `LDG` ("" for an empty line).
+pub fn text_mnemonic(t: &str) -> &str {
+    let mut it = t.split_whitespace();
+    let first = it.next().unwrap_or("");
+    let op = if first.starts_with('@') {
+        it.next().unwrap_or("")
+    } else {
+        first
+    };
+    op.split('.').next().unwrap_or("")
+}
+
+/// Learns the constraint tables of one set of answers (one table file's words): per table
+/// name, the index bits from the reasons, then the defined values from the accepted words.
+/// A table whose index bits the reasons do not pin down is left out.
+pub fn learn_constraints(answers: &[(u128, &Answer)]) -> Vec<ConstraintTable> {
+    let mut by_table: BTreeMap<&str, Vec<(u128, u32, &str)>> = BTreeMap::new();
+    for (w, a) in answers {
+        if let Answer::Illegal(r) = a
+            && let Some((_, value, table)) = parse_constraint_reason(r)
+        {
+            by_table.entry(table).or_default().push((*w, value, r));
+        }
+    }
+    let mut out = Vec::new();
+    for (table, ex) in by_table {
+        let Some(index_bits) = index_bits(&ex) else {
+            continue;
+        };
+        let mut t = ConstraintTable {
+            table: table.to_string(),
+            index_bits,
+            defined: Vec::new(),
+            undefined: Vec::new(),
+            example: (crate::oracle::word_to_hex(ex[0].0), ex[0].2.to_string()),
+        };
+        let undefined: BTreeSet<u32> = ex.iter().map(|e| e.1).collect();
+        let defined: BTreeSet<u32> = answers
+            .iter()
+            .filter(|(_, a)| a.is_legal())
+            .map(|(w, _)| t.index(*w))
+            .collect();
+        t.defined = defined.into_iter().collect();
+        t.undefined = undefined.into_iter().collect();
+        out.push(t);
+    }
+    out
+}
+
+/// Index bit k = the word bit equal to bit k of the value in every example (`None` when no
+/// example has value bit k set); the width ends past the highest value bit set. `None` when a
+/// value bit is set somewhere yet no word bit explains it.
+fn index_bits(ex: &[(u128, u32, &str)]) -> Option<Vec<Option<u8>>> {
+    let top = ex
+        .iter()
+        .map(|e| 32 - e.1.leading_zeros())
+        .max()
+        .unwrap_or(0);
+    let mut bits = Vec::new();
+    for k in 0..top {
+        if ex.iter().all(|e| e.1 >> k & 1 == 0) {
+            bits.push(None);
+            continue;
+        }
+        let b = (0..128u8).find(|&b| ex.iter().all(|e| (e.1 >> k & 1) as u128 == e.0 >> b & 1))?;
+        bits.push(Some(b));
+    }
+    Some(bits)
+}
+
+/// Learns a variant's recognizer from its words' answers.
+pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
+    let classes: BTreeSet<Class> = answers.iter().map(|(_, a)| class_of(a)).collect();
+    let classes: Vec<Class> = classes.into_iter().collect();
+    if classes.is_empty() {
+        return None;
+    }
+    if classes.len() == 1 {
+        return Some(Recognizer {
+            classes,
+            tree: None,
+        });
+    }
+    let samples: Vec<(u128, u16)> = answers
+        .iter()
+        .map(|(w, a)| {
+            let c = class_of(a);
+            (*w, classes.binary_search(&c).expect("listed") as u16)
+        })
+        .collect();
+    Some(Recognizer {
+        tree: Tree::learn(&samples),
+        classes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reason_is_parsed() {
+        let r = "Opclass 'tld_urc_', undefined value 0x10 for table 'TABLES_opex_0'";
+        assert_eq!(
+            parse_constraint_reason(r),
+            Some(("tld_urc_", 0x10, "TABLES_opex_0"))
+        );
+        assert_eq!(
+            parse_constraint_reason("Unrecognized operation for functional unit 'uC'"),
+            None
+        );
+        assert_eq!(opclass_mnemonic("ldg_uniform__Ra32"), "LDG");
+        assert_eq!(opclass_mnemonic("tld4_scr_"), "TLD4");
+    }
+
+    #[test]
+    fn index_bits_follow_the_reported_values() {
+        // The TLD SM100 fixed word with bit 109 alone gives 0x10, bit 122 alone 0x20 (design.md).
+        let base: u128 = 0x0000_0000_0800_0000_0000_0000_0000_0f66;
+        let r = |v: u32| {
+            format!("Opclass 'tld_urc_', undefined value 0x{v:x} for table 'TABLES_opex_0'")
+        };
+        let a1 = Answer::Illegal(r(0x10));
+        let a2 = Answer::Illegal(r(0x20));
+        let a3 = Answer::Illegal(r(0x30));
+        let ok = Answer::Text("TLD ...".into());
+        let answers = vec![
+            (base | 1 << 109, &a1),
+            (base | 1 << 122, &a2),
+            (base | 1 << 109 | 1 << 122, &a3),
+            (base, &ok),
+        ];
+        let t = learn_constraints(&answers);
+        assert_eq!(t.len(), 1);
+        // Value bits 0-3 are never set here: not pinned; bit 4 is word bit 109, bit 5 bit 122.
+        assert_eq!(
+            t[0].index_bits,
+            vec![None, None, None, None, Some(109), Some(122)]
+        );
+        assert_eq!(t[0].defined, vec![0]);
+        assert_eq!(t[0].undefined, vec![0x10, 0x20, 0x30]);
+        assert_eq!(t[0].refuses(base | 1 << 122), Some(0x20));
+        assert_eq!(t[0].refuses(base), None);
+        assert_eq!(text_mnemonic("@!P0 LDG.E.EL R1, [R2.64] ;"), "LDG");
+    }
+}
