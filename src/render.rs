@@ -220,6 +220,21 @@ fn modifier(v: &Variant, m: &ModSource, vals: &[u64], out: &mut String) {
     }
 }
 
+/// The modifier text field `fi` of `v` prints for `val`, tokens joined with `.` and no leading
+/// dot ("" when it prints nothing), as [`Renderer`] prints it: the learned name, else the
+/// modifier table's name (a flag field prints its label when set).
+pub fn field_modifier_text(v: &Variant, fi: usize, val: u64) -> String {
+    let m = match v.fields[fi].kind {
+        FieldKind::Modifier(_) => ModSource::Group(fi),
+        _ => ModSource::Flag(fi),
+    };
+    let mut vals = vec![0u64; v.fields.len()];
+    vals[fi] = val;
+    let mut s = String::new();
+    modifier(v, &m, &vals, &mut s);
+    s.strip_prefix('.').unwrap_or(&s).to_string()
+}
+
 /// Writes one atomic operand; returns false when nvdisasm leaves it out (PT destination).
 fn atom(a: &AtomPlan, vals: &[u64], suffix: Option<&str>, out: &mut String) -> bool {
     let Some(fi) = a.field else {

@@ -555,7 +555,7 @@ pub fn resolve_tables(codec: &Codec, entries: &[Entry]) -> Vec<Table> {
             break;
         }
     }
-    tables
+    crate::reading::modifiers::learn_modifiers(tables, entries).0
 }
 
 /// Errors reading or writing resolved/tables.json.

@@ -5,4 +5,5 @@
 pub mod combos;
 pub mod legality;
 pub mod model;
+pub mod modifiers;
 pub mod tree;

@@ -1,0 +1,525 @@
+//! Modifiers as nvdisasm prints them, learned from words with many modifiers set at once:
+//! which fields are one value to nvdisasm (two table fields whose joint values print a third
+//! name, as TLD's `LZ` + `LB` -> `LL`, or `MS` + `INVALID2` -> `INVALID3`), and the order the
+//! modifiers print in (`TLD.LZ.EF.INVALID2`, not `TLD.LZ.INVALID2.EF`).
+//!
+//! Method, per variant, over nvdisasm's accepted texts of the learn words: each modifier field
+//! value prints a token run (the resolved tables' names); a text whose tokens are not the
+//! multiset union of its fields' runs shows fields that are not independent. The pair whose
+//! merging (with joint names learned from the same texts) explains the most such texts is
+//! merged, and again, while that explains at least [`MIN_EXPLAINED`] more texts. Then every text
+//! whose tokens split into the fields' runs in exactly one way votes which field prints first,
+//! for every pair; the print order is the order that agrees with most votes.
+
+use crate::codec::{Codec, Word};
+use crate::oracle::{Answer, Entry};
+use crate::render::field_modifier_text;
+use crate::spec::{Field, FieldKind, Table, Variant};
+use std::collections::HashMap;
+
+/// Fewest texts a merge must newly explain to be made.
+pub const MIN_EXPLAINED: usize = 8;
+
+/// Widest merged field (bits): joint values are learned one by one.
+pub const MAX_MERGED_BITS: u32 = 8;
+
+/// One learn word of a variant: the word and nvdisasm's modifier tokens.
+struct Sample {
+    word: u128,
+    mods: Vec<String>,
+}
+
+/// What the modifier learning changed in one variant, for findings.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Merge {
+    /// Variant key.
+    pub key: String,
+    /// The two segment labels merged (the first keeps its label).
+    pub fields: (String, String),
+    /// Texts the merge explains.
+    pub explained: usize,
+}
+
+/// Re-estimation rounds of the segments' names.
+const ROUNDS: usize = 3;
+
+/// Learns every variant's modifier fields as nvdisasm reads them, and their print order, from
+/// the accepted texts of `entries` (the caller keeps the check split out). Returns the new
+/// tables and the merges made.
+pub fn learn_modifiers(mut tables: Vec<Table>, entries: &[Entry]) -> (Vec<Table>, Vec<Merge>) {
+    let Ok(codec) = Codec::new(tables.clone()) else {
+        return (tables, Vec::new());
+    };
+    let mut samples: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
+    for e in entries {
+        let Answer::Text(t) = &e.answer else { continue };
+        let Some(d) = codec.decode(e.arch, Word(e.word)) else {
+            continue;
+        };
+        let v = codec.variant(d.id);
+        let Some((mnemonic, mods)) = split_mods(t) else {
+            continue;
+        };
+        if mnemonic != v.title.split('.').next().unwrap_or("") {
+            continue;
+        }
+        samples
+            .entry((d.id.table, d.id.variant))
+            .or_default()
+            .push(Sample { word: e.word, mods });
+    }
+    let mut merges = Vec::new();
+    let mut keys: Vec<_> = samples.keys().copied().collect();
+    keys.sort_unstable();
+    for (ti, vi) in keys {
+        let s = &samples[&(ti, vi)];
+        let v = &mut tables[ti as usize].variants[vi as usize];
+        let mut segs = segments(v);
+        let titles = title_tokens(v);
+        for _ in 0..ROUNDS {
+            reestimate(&mut segs, &titles, s);
+        }
+        while let Some((a, b, gain)) = best_merge(&segs, &titles, s) {
+            merges.push(Merge {
+                key: v.key.clone(),
+                fields: (segs[a].label.clone(), segs[b].label.clone()),
+                explained: gain,
+            });
+            merge(&mut segs, a, b, &titles, s);
+            for _ in 0..ROUNDS {
+                reestimate(&mut segs, &titles, s);
+            }
+        }
+        let order = learn_order(&segs, &titles, s);
+        install(v, segs, order);
+    }
+    (tables, merges)
+}
+
+/// `@P0 TLD.LZ.EF P0, ... ;` -> ("TLD", ["LZ", "EF"]).
+fn split_mods(t: &str) -> Option<(&str, Vec<String>)> {
+    let mut it = t.split_whitespace();
+    let mut op = it.next()?;
+    if op.starts_with('@') {
+        op = it.next()?;
+    }
+    let mut parts = op.split('.');
+    let m = parts.next()?;
+    Some((m, parts.map(str::to_string).collect()))
+}
+
+fn tokens_of(text: &str) -> Vec<String> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        text.split('.').map(str::to_string).collect()
+    }
+}
+
+/// Tokens of the title after the mnemonic (`TMML.LOD` -> `LOD`): printed whatever the word.
+fn title_tokens(v: &Variant) -> Vec<String> {
+    v.title
+        .split('.')
+        .skip(1)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A modifier segment: bit ranges whose value prints one token run.
+#[derive(Debug, Clone)]
+struct Seg {
+    label: String,
+    kind: FieldKind,
+    line: usize,
+    ranges: Vec<crate::spec::BitRange>,
+    /// Token run per value (index = value).
+    names: Vec<Vec<String>>,
+}
+
+impl Seg {
+    fn width(&self) -> u32 {
+        self.ranges.iter().map(|r| r.len as u32).sum()
+    }
+    fn value(&self, word: u128) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        for r in &self.ranges {
+            v |= ((word >> r.lo) as u64 & ((1u64 << r.len) - 1)) << shift;
+            shift += r.len as u32;
+        }
+        v
+    }
+    fn run(&self, word: u128) -> &[String] {
+        &self.names[self.value(word) as usize]
+    }
+}
+
+/// One segment per contiguous range of every modifier or flag field (a field the table
+/// writes in several places is several segments until the texts show otherwise), named from
+/// the resolved tables with the field's other ranges at their fixed-word values.
+fn segments(v: &Variant) -> Vec<Seg> {
+    let mut out = Vec::new();
+    for (fi, f) in v.fields.iter().enumerate() {
+        if !matches!(f.kind, FieldKind::Modifier(_) | FieldKind::Flag(_))
+            || f.width() > MAX_MERGED_BITS
+        {
+            continue;
+        }
+        let base = Word(v.fixed_value).get_field(f);
+        let mut shift = 0u32;
+        for (k, r) in f.ranges.iter().enumerate() {
+            let mask = ((1u64 << r.len) - 1) << shift;
+            let names = (0..1u64 << r.len)
+                .map(|x| tokens_of(&field_modifier_text(v, fi, (base & !mask) | x << shift)))
+                .collect();
+            let label = if f.ranges.len() == 1 {
+                f.label.clone()
+            } else {
+                format!("{} #{k}", f.label)
+            };
+            out.push(Seg {
+                label,
+                kind: f.kind.clone(),
+                line: f.line,
+                ranges: vec![*r],
+                names,
+            });
+            shift += r.len as u32;
+        }
+    }
+    out
+}
+
+/// `have` minus `take` as multisets, keeping `have`'s order; `None` when `take` is not inside.
+fn minus(have: &[String], take: &[String]) -> Option<Vec<String>> {
+    let mut rest: Vec<Option<&String>> = have.iter().map(Some).collect();
+    for t in take {
+        let i = rest.iter().position(|r| *r == Some(t))?;
+        rest[i] = None;
+    }
+    Some(rest.into_iter().flatten().cloned().collect())
+}
+
+fn same_multiset(a: &[String], b: &[String]) -> bool {
+    a.len() == b.len() && minus(a, b).is_some_and(|r| r.is_empty())
+}
+
+/// A sample's tokens minus the title tokens and every segment's run but `skip`'s.
+fn leftover(segs: &[Seg], titles: &[String], s: &Sample, skip: &[usize]) -> Option<Vec<String>> {
+    let mut rest = minus(&s.mods, titles)?;
+    for (k, g) in segs.iter().enumerate() {
+        if !skip.contains(&k) {
+            rest = minus(&rest, g.run(s.word))?;
+        }
+    }
+    Some(rest)
+}
+
+/// Majority run per value from `(value, leftover)` votes.
+fn majority(votes: HashMap<u64, HashMap<Vec<String>, usize>>) -> HashMap<u64, Vec<String>> {
+    votes
+        .into_iter()
+        .filter_map(|(j, m)| {
+            m.into_iter()
+                .max_by(|x, y| x.1.cmp(&y.1).then_with(|| y.0.cmp(&x.0)))
+                .map(|(r, _)| (j, r))
+        })
+        .collect()
+}
+
+/// Each segment's value names re-estimated from the leftovers of the texts (the other
+/// segments' runs taken out), all segments from the same old names.
+fn reestimate(segs: &mut [Seg], titles: &[String], samples: &[Sample]) {
+    let mut new: Vec<HashMap<u64, Vec<String>>> = Vec::with_capacity(segs.len());
+    for k in 0..segs.len() {
+        let mut votes: HashMap<u64, HashMap<Vec<String>, usize>> = HashMap::new();
+        for s in samples {
+            if let Some(rest) = leftover(segs, titles, s, &[k]) {
+                *votes
+                    .entry(segs[k].value(s.word))
+                    .or_default()
+                    .entry(rest)
+                    .or_default() += 1;
+            }
+        }
+        new.push(majority(votes));
+    }
+    for (g, n) in segs.iter_mut().zip(new) {
+        for (val, run) in n {
+            g.names[val as usize] = run;
+        }
+    }
+}
+
+fn explained(segs: &[Seg], titles: &[String], s: &Sample) -> bool {
+    leftover(segs, titles, s, &[]).is_some_and(|r| r.is_empty())
+}
+
+/// Whether two segments touch in the word (one's highest bit right below the other's
+/// lowest): nvdisasm's fields are bit ranges, so only touching segments may be one value.
+fn adjacent(a: &Seg, b: &Seg) -> bool {
+    let touch = |x: &Seg, y: &Seg| {
+        x.ranges
+            .iter()
+            .any(|r| y.ranges.iter().any(|q| r.hi() as u16 + 1 == q.lo as u16))
+    };
+    touch(a, b) || touch(b, a)
+}
+
+/// The merge of two touching segments that explains the most texts not explained now, with
+/// joint names learned from the leftovers: (a, b, texts newly explained).
+fn best_merge(
+    segs: &[Seg],
+    titles: &[String],
+    samples: &[Sample],
+) -> Option<(usize, usize, usize)> {
+    best_merge_where(segs, titles, samples, true)
+        .or_else(|| best_merge_where(segs, titles, samples, false))
+}
+
+/// [`best_merge`] among touching segments only (`touching`), or among all pairs.
+fn best_merge_where(
+    segs: &[Seg],
+    titles: &[String],
+    samples: &[Sample],
+    touching: bool,
+) -> Option<(usize, usize, usize)> {
+    let unexplained: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| !explained(segs, titles, s))
+        .collect();
+    if unexplained.len() < MIN_EXPLAINED {
+        return None;
+    }
+    let mut best: Option<(usize, usize, usize)> = None;
+    for a in 0..segs.len() {
+        for b in a + 1..segs.len() {
+            if segs[a].width() + segs[b].width() > MAX_MERGED_BITS
+                || (touching && !adjacent(&segs[a], &segs[b]))
+            {
+                continue;
+            }
+            let names = joint_names(segs, titles, samples, a, b);
+            let wa = segs[a].width();
+            let gain = unexplained
+                .iter()
+                .filter(|s| {
+                    let j = segs[a].value(s.word) | segs[b].value(s.word) << wa;
+                    leftover(segs, titles, s, &[a, b])
+                        .is_some_and(|rest| names.get(&j).is_some_and(|n| same_multiset(n, &rest)))
+                })
+                .count();
+            if gain >= MIN_EXPLAINED && best.is_none_or(|x| gain > x.2) {
+                best = Some((a, b, gain));
+            }
+        }
+    }
+    best
+}
+
+fn joint_names(
+    segs: &[Seg],
+    titles: &[String],
+    samples: &[Sample],
+    a: usize,
+    b: usize,
+) -> HashMap<u64, Vec<String>> {
+    let wa = segs[a].width();
+    let mut votes: HashMap<u64, HashMap<Vec<String>, usize>> = HashMap::new();
+    for s in samples {
+        if let Some(rest) = leftover(segs, titles, s, &[a, b]) {
+            let j = segs[a].value(s.word) | segs[b].value(s.word) << wa;
+            *votes.entry(j).or_default().entry(rest).or_default() += 1;
+        }
+    }
+    majority(votes)
+}
+
+/// Segment `b` becomes the high bits of segment `a`; joint values never seen print `a`'s run
+/// then `b`'s.
+fn merge(segs: &mut Vec<Seg>, a: usize, b: usize, titles: &[String], samples: &[Sample]) {
+    let learned = joint_names(segs, titles, samples, a, b);
+    let wa = segs[a].width();
+    let wb = segs[b].width();
+    let names = (0..1u64 << (wa + wb))
+        .map(|j| {
+            learned.get(&j).cloned().unwrap_or_else(|| {
+                let mut r = segs[a].names[(j & ((1 << wa) - 1)) as usize].clone();
+                r.extend(segs[b].names[(j >> wa) as usize].iter().cloned());
+                r
+            })
+        })
+        .collect();
+    let sb = segs.remove(b);
+    let sa = &mut segs[a];
+    sa.ranges.extend(sb.ranges);
+    sa.names = names;
+    if let FieldKind::Flag(_) = sa.kind
+        && let FieldKind::Modifier(g) = sb.kind
+    {
+        sa.kind = FieldKind::Modifier(g);
+    }
+}
+
+/// Print order: slot labels (`=TOKEN` for a title token, else a segment label) ordered by
+/// pairwise votes from the texts whose tokens split into the runs in exactly one way.
+fn learn_order(segs: &[Seg], titles: &[String], samples: &[Sample]) -> Vec<String> {
+    let n_slots = titles.len() + segs.len();
+    let mut votes: HashMap<(usize, usize), usize> = HashMap::new();
+    for s in samples {
+        let mut pieces: Vec<(usize, Vec<String>)> = titles
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (k, vec![t.clone()]))
+            .collect();
+        pieces.extend(
+            segs.iter()
+                .enumerate()
+                .map(|(k, g)| (titles.len() + k, g.run(s.word).to_vec()))
+                .filter(|(_, r)| !r.is_empty()),
+        );
+        let mut found = Vec::new();
+        split_into(
+            &s.mods,
+            &pieces,
+            &mut vec![false; pieces.len()],
+            &mut Vec::new(),
+            &mut found,
+        );
+        if found.len() != 1 {
+            continue;
+        }
+        let order = &found[0];
+        for i in 0..order.len() {
+            for j in i + 1..order.len() {
+                *votes.entry((order[i], order[j])).or_default() += 1;
+            }
+        }
+    }
+    let n = |a: usize, b: usize| votes.get(&(a, b)).copied().unwrap_or(0) as i64;
+    // Order by how many slots each is seen after, more than before (a Copeland ranking).
+    let mut score: Vec<(i64, usize)> = (0..n_slots)
+        .map(|k| {
+            let wins: i64 = (0..n_slots)
+                .filter(|&x| x != k)
+                .map(|x| (n(x, k) - n(k, x)).signum())
+                .sum();
+            (wins, k)
+        })
+        .collect();
+    score.sort();
+    score
+        .into_iter()
+        .map(|(_, k)| {
+            if k < titles.len() {
+                format!("={}", titles[k])
+            } else {
+                segs[k - titles.len()].label.clone()
+            }
+        })
+        .collect()
+}
+
+/// Replaces the variant's modifier and flag fields by the learned segments (every value named)
+/// and sets its print order.
+fn install(v: &mut Variant, segs: Vec<Seg>, order: Vec<String>) {
+    v.fields.retain(|f| {
+        !matches!(f.kind, FieldKind::Modifier(_) | FieldKind::Flag(_))
+            || f.width() > MAX_MERGED_BITS
+    });
+    for g in segs {
+        v.fields.push(Field {
+            label: g.label,
+            kind: g.kind,
+            ranges: g.ranges,
+            line: g.line,
+            names: g
+                .names
+                .iter()
+                .enumerate()
+                .map(|(x, r)| (x as u64, r.join(".")))
+                .collect(),
+            rejected: Vec::new(),
+        });
+    }
+    v.print_order = order;
+}
+
+/// Every way `mods` is the concatenation of all `pieces` (each used once), as slot orders;
+/// stops at two.
+fn split_into(
+    mods: &[String],
+    pieces: &[(usize, Vec<String>)],
+    used: &mut Vec<bool>,
+    order: &mut Vec<usize>,
+    found: &mut Vec<Vec<usize>>,
+) {
+    if found.len() >= 2 {
+        return;
+    }
+    if mods.is_empty() {
+        if used.iter().all(|u| *u) {
+            found.push(order.clone());
+        }
+        return;
+    }
+    for (p, (k, run)) in pieces.iter().enumerate() {
+        if used[p] || !mods.starts_with(run) {
+            continue;
+        }
+        used[p] = true;
+        order.push(*k);
+        split_into(&mods[run.len()..], pieces, used, order, found);
+        order.pop();
+        used[p] = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &[&str]) -> Vec<String> {
+        x.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn multiset_minus_keeps_order() {
+        assert_eq!(
+            minus(&s(&["A", "INVALID2", "B", "INVALID2"]), &s(&["INVALID2"])),
+            Some(s(&["A", "B", "INVALID2"]))
+        );
+        assert_eq!(minus(&s(&["A"]), &s(&["B"])), None);
+        assert!(same_multiset(&s(&["A", "B"]), &s(&["B", "A"])));
+    }
+
+    #[test]
+    fn a_text_splits_into_runs_once_or_more() {
+        let pieces = vec![
+            (0, s(&["INVALID2"])),
+            (1, s(&["EU"])),
+            (2, s(&["INVALID2"])),
+        ];
+        let mut found = Vec::new();
+        split_into(
+            &s(&["INVALID2", "EU", "INVALID2"]),
+            &pieces,
+            &mut vec![false; 3],
+            &mut Vec::new(),
+            &mut found,
+        );
+        // Fields 0 and 2 print the same token: two splits, so the text votes for nothing.
+        assert_eq!(found.len(), 2);
+        let pieces = vec![(0, s(&["F16", "RN"])), (1, s(&["EF"]))];
+        let mut found = Vec::new();
+        split_into(
+            &s(&["F16", "RN", "EF"]),
+            &pieces,
+            &mut vec![false; 2],
+            &mut Vec::new(),
+            &mut found,
+        );
+        assert_eq!(found, vec![vec![0, 1]]);
+    }
+}
