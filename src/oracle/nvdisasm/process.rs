@@ -333,9 +333,17 @@ mod tests {
             .trim()
             .parse()
             .unwrap();
-        // The grandchild is gone (killed with the group; reaped by init or a zombie at most).
-        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        assert!(stat.is_empty() || stat.contains(") Z "), "{stat}");
+        // The grandchild goes (SIGKILLed with the group, then reaped by init); a SIGKILLed
+        // process may take a moment to die, so wait for it, with a generous bound.
+        let gone = || {
+            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            stat.is_empty() || stat.contains(") Z ")
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !gone() {
+            assert!(Instant::now() < deadline, "process {pid} still running");
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     #[test]
