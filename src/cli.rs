@@ -8,7 +8,7 @@ use sass_conform::codec::{
 };
 use sass_conform::conform::resolved::{Provenance, ResolvedSet, resolve_tables};
 use sass_conform::conform::{Differ, Finding, lint, predict};
-use sass_conform::oracle::{self, Entry, FileRecord, Manifest, Nvdisasm};
+use sass_conform::oracle::{self, Entry, Manifest, Nvdisasm};
 use sass_conform::reading::combos::Split;
 use sass_conform::reading::model::Model;
 use sass_conform::render::Renderer;
@@ -271,6 +271,9 @@ enum OracleCmd {
     /// Ask nvdisasm about words (one 32-hex-digit word per line; `#` lines and blank lines
     /// skipped) and write its answers as an oracle TSV, rows in input order (unsorted).
     Run(OracleRunArgs),
+    /// Check every oracle file against MANIFEST.json (row count, sha256, no conflicting
+    /// answers), or update its records.
+    Manifest(ManifestArgs),
     /// Record combination words (every bit a variant does not fix random) for the learn or
     /// check split into DIR/combos/<split>/<ARCH>-<MNEMONIC>.tsv.
     Combos(CombosArgs),
@@ -314,9 +317,10 @@ struct OracleRunArgs {
     /// Largest chunk of words per nvdisasm process.
     #[arg(long)]
     chunk_words: Option<usize>,
-    /// Use the old passes (pass 2 with two copies), to validate the new ones against.
-    #[arg(long, hide = true)]
-    legacy_passes: bool,
+    /// Seconds one nvdisasm process may run, reading its output included (default 120 s
+    /// plus 2 ms per word).
+    #[arg(long)]
+    timeout: Option<f64>,
 }
 
 #[derive(Args, Debug)]
@@ -336,6 +340,27 @@ struct RecordArgs {
     /// Seed of the random fills.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Seconds one nvdisasm process may run, reading its output included (default 120 s
+    /// plus 2 ms per word).
+    #[arg(long)]
+    timeout: Option<f64>,
+}
+
+#[derive(Args, Debug)]
+struct ManifestArgs {
+    /// The oracle folder (holding MANIFEST.json).
+    #[arg(long, default_value = "oracle")]
+    oracle: PathBuf,
+    /// Recompute the row count and sha256 of every listed file (after an intended edit).
+    #[arg(long)]
+    update: bool,
+    /// With --update: also list these TSV files (inside the folder), made by the nvdisasm
+    /// of --nvdisasm-version.
+    #[arg(long, requires = "update")]
+    add: Vec<PathBuf>,
+    /// The nvdisasm version that made the --add files.
+    #[arg(long, requires = "add")]
+    nvdisasm_version: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -371,6 +396,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Oracle(OracleCmd::Record(a)) => record(&a),
         Cmd::Oracle(OracleCmd::Run(a)) => oracle_run(&a),
         Cmd::Oracle(OracleCmd::Combos(a)) => record_combos(&a),
+        Cmd::Oracle(OracleCmd::Manifest(a)) => oracle_manifest(&a),
         Cmd::Diff(a) => diff_cmd(&a),
         Cmd::Lint(a) => lint_cmd(&a),
         Cmd::Resolve(a) => resolve_cmd(&a),
@@ -678,24 +704,34 @@ fn parse_number(s: &str) -> Option<u64> {
 }
 
 fn oracle_run(a: &OracleRunArgs) -> Result<ExitCode> {
-    let mut nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
-    if let Some(n) = a.chunk_words {
-        nv = nv.with_chunk_words(n);
-    }
-    if a.legacy_passes {
-        nv = nv.with_legacy_passes();
-    }
+    oracle::interrupt::install()?;
+    let nv = configure(Nvdisasm::locate(a.nvdisasm.as_deref())?, a.timeout)?;
+    let nv = match a.chunk_words {
+        Some(n) => nv.with_chunk_words(n),
+        None => nv,
+    };
     let s = oracle::run_words(&nv, a.arch, Some(&a.words), Some(&a.out), true)?;
     eprintln!("{}", s.line());
     Ok(ExitCode::SUCCESS)
 }
 
+/// `nv` with the `--timeout` given, if any (a positive number of seconds).
+fn configure(nv: Nvdisasm, timeout: Option<f64>) -> Result<Nvdisasm> {
+    Ok(match timeout {
+        Some(t) if t > 0.0 && t.is_finite() => {
+            nv.with_timeout(std::time::Duration::from_secs_f64(t))
+        }
+        Some(t) => bail!("--timeout {t}: expected a positive number of seconds"),
+        None => nv,
+    })
+}
+
 fn record(a: &RecordArgs) -> Result<ExitCode> {
-    let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+    oracle::interrupt::install()?;
+    let nv = configure(Nvdisasm::locate(a.nvdisasm.as_deref())?, a.timeout)?;
     let codec = load_codec(&a.specs)?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let manifest_path = a.out.join("MANIFEST.json");
-    let mut manifest = Manifest::read_or_default(&manifest_path)?;
+    let mut writer = oracle::OracleWriter::open(&a.out)?;
     for t in &codec.tables {
         let arch = t.arch.expect("codec tables have an arch");
         let mut words: Vec<u128> = Vec::new();
@@ -719,37 +755,52 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
             .map(|(&word, answer)| Entry { arch, word, answer })
             .collect();
         let rel = format!("{}/{}.tsv", arch.to_string().to_lowercase(), t.mnemonic);
-        let path = a.out.join(&rel);
-        oracle::write_entries(&path, &mut entries)?;
-        manifest.upsert(FileRecord {
-            path: format!("oracle/{rel}"),
-            arch,
-            entries: entries.len(),
-            nvdisasm_version: nv.version().to_string(),
-            date: oracle::today_utc(),
-            command: command.clone(),
-        });
+        writer.stage_entries(&rel, arch, &mut entries, nv.version(), &command)?;
         let legal = entries.iter().filter(|e| e.answer.is_legal()).count();
         eprintln!(
-            "{}: {} words, {} legal, {} illegal",
-            path.display(),
+            "{}: {} words, {} legal, {} illegal (staged)",
+            a.out.join(&rel).display(),
             entries.len(),
             legal,
             entries.len() - legal
         );
     }
-    manifest.write(&manifest_path)?;
+    writer.commit()?;
+    eprintln!("{}: committed with MANIFEST.json", a.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn oracle_manifest(a: &ManifestArgs) -> Result<ExitCode> {
+    if a.update {
+        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let mut writer = oracle::OracleWriter::open(&a.oracle)?;
+        let n = writer.rehash(&a.add, a.nvdisasm_version.as_deref(), &command)?;
+        writer.commit()?;
+        eprintln!(
+            "{}: {n} records updated",
+            a.oracle.join("MANIFEST.json").display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let listed = oracle::ListedFiles::open(&a.oracle)?;
+    let n = oracle::for_each_entry_where(&a.oracle, |_| true, |_| {})?;
+    println!(
+        "{}: {} files, {n} entries: all match {}",
+        a.oracle.display(),
+        listed.files.len(),
+        listed.manifest_path.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
     use sass_conform::reading::combos;
+    oracle::interrupt::install()?;
     let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
     let written = load_codec(&a.specs)?;
     let (view, _) = load_view(&a.specs, &a.view)?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let manifest_path = a.out.join("MANIFEST.json");
-    let mut manifest = Manifest::read_or_default(&manifest_path)?;
+    let mut writer = oracle::OracleWriter::open(&a.out)?;
     for (ti, t) in written.tables.iter().enumerate() {
         let arch = t.arch.expect("codec tables have an arch");
         let mut words: Vec<u128> = Vec::new();
@@ -774,26 +825,18 @@ fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
             .map(|(&word, answer)| Entry { arch, word, answer })
             .collect();
         let rel = combos::split_file(a.split, arch, &t.mnemonic);
-        let path = a.out.join(&rel);
-        oracle::write_entries(&path, &mut entries)?;
-        manifest.upsert(FileRecord {
-            path: format!("oracle/{rel}"),
-            arch,
-            entries: entries.len(),
-            nvdisasm_version: nv.version().to_string(),
-            date: oracle::today_utc(),
-            command: command.clone(),
-        });
+        writer.stage_entries(&rel, arch, &mut entries, nv.version(), &command)?;
         let legal = entries.iter().filter(|e| e.answer.is_legal()).count();
         eprintln!(
-            "{}: {} words, {} legal, {} illegal",
-            path.display(),
+            "{}: {} words, {} legal, {} illegal (staged)",
+            a.out.join(&rel).display(),
             entries.len(),
             legal,
             entries.len() - legal
         );
     }
-    manifest.write(&manifest_path)?;
+    writer.commit()?;
+    eprintln!("{}: committed with MANIFEST.json", a.out.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -9,11 +9,25 @@ fn main() -> std::process::ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => std::process::ExitCode::SUCCESS,
+        Err(e) if interrupted(&e).is_some() => {
+            eprintln!("sass-conform: {}", one_line(&e));
+            std::process::ExitCode::from(128 + interrupted(&e).unwrap_or(0) as u8)
+        }
         Err(e) => {
             eprintln!("sass-conform: error: {}", one_line(&e));
             std::process::ExitCode::from(2)
         }
     }
+}
+
+/// The signal that stopped an `oracle run` or `oracle record` (SIGINT 2, SIGTERM 15).
+fn interrupted(e: &anyhow::Error) -> Option<i32> {
+    e.chain().find_map(
+        |c| match c.downcast_ref::<sass_conform::oracle::OracleError>() {
+            Some(sass_conform::oracle::OracleError::Interrupted { signal }) => Some(*signal),
+            _ => None,
+        },
+    )
 }
 
 /// A closed stdout (`sass-conform lint | head`) is not an error.

@@ -136,6 +136,24 @@ fn diff_streams_a_recording_and_names_bad_rows() {
     )
     .unwrap();
     let o = dir.path().to_str().unwrap();
+    let (ok, _, err) = run(&["diff", "--oracle", o]);
+    assert!(!ok);
+    assert!(err.contains("MANIFEST.json:0: missing"), "{err}");
+    let fs = f.to_str().unwrap();
+    let register = [
+        "oracle",
+        "manifest",
+        "--oracle",
+        o,
+        "--update",
+        "--add",
+        fs,
+        "--nvdisasm-version",
+        "13.5.37",
+    ];
+    let (ok, _, err) = run(&register);
+    assert!(ok, "{err}");
+    assert!(err.ends_with("MANIFEST.json: 1 records updated\n"), "{err}");
     let (ok, out, err) = run(&["diff", "--oracle", o]);
     assert!(ok, "{err}");
     assert!(out.contains("entries                      1\n"), "{out}");

@@ -340,6 +340,15 @@ fn a_changed_oracle_answer_is_a_regression_naming_its_variant() {
     let changed = t.replacen(", R0,", ", R42,", 1);
     entries[i].answer = Answer::Text(changed.clone());
     write_entries(&path, &mut entries).unwrap();
+    // An intended edit of a recording is registered in MANIFEST.json (else it is refused).
+    let upd = sass_conform(&[
+        "oracle",
+        "manifest",
+        "--update",
+        "--oracle",
+        oracle.to_str().unwrap(),
+    ]);
+    assert_eq!(upd.status.code(), Some(0), "{}", text(&upd));
 
     let out = d.join("out");
     let o = sass_conform(&[

@@ -15,9 +15,7 @@
 //! leave them out (they are answers for archs the tables do not claim).
 
 use crate::arch::Arch;
-use crate::oracle::{
-    self, Answer, Entry, FileRecord, Manifest, Nvdisasm, OracleError, word_to_hex,
-};
+use crate::oracle::{self, Answer, Entry, Nvdisasm, OracleError, word_to_hex};
 use crate::spec::Table;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -357,8 +355,8 @@ pub fn index(entries: &[Entry]) -> HashMap<(Arch, u128), &Answer> {
 
 /// Asks nvdisasm, once per arch of `archs`, for every word the `tables` need; merges the
 /// answers into `<oracle_root>/arch-infer/<ARCH>.tsv` (new answers replace recorded ones for
-/// the same word) and upserts each file's record in `<oracle_root>/MANIFEST.json` (paths
-/// written `<oracle_root>/arch-infer/<ARCH>.tsv` as given, `/`-separated). Returns the number
+/// the same word) and upserts each file's record in `<oracle_root>/MANIFEST.json`, all as one
+/// set ([`oracle::OracleWriter`]: locked, staged, committed at the end). Returns the number
 /// of answers asked for.
 pub fn record(
     nv: &Nvdisasm,
@@ -370,13 +368,13 @@ pub fn record(
     let mut words: Vec<u128> = tables.iter().flat_map(|t| words_needed(t)).collect();
     words.sort_unstable();
     words.dedup();
-    let manifest_path = oracle_root.join("MANIFEST.json");
-    let mut manifest = Manifest::read_or_default(&manifest_path)?;
+    let mut writer = oracle::OracleWriter::open(oracle_root)?;
     let mut asked = 0;
     for &arch in archs {
         let answers = nv.disassemble(arch, &words, None)?;
         asked += answers.len();
-        let path = oracle_root.join(recording_path(arch));
+        let rel = recording_path(arch).to_string_lossy().replace('\\', "/");
+        let path = writer.committed_path(&rel);
         let mut entries = if path.is_file() {
             oracle::read_entries(&path)?
         } else {
@@ -387,21 +385,9 @@ pub fn record(
             word,
             answer,
         }));
-        oracle::write_entries(&path, &mut entries)?;
-        manifest.upsert(FileRecord {
-            path: path
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/"),
-            arch,
-            entries: entries.len(),
-            nvdisasm_version: nv.version().to_string(),
-            date: oracle::today_utc(),
-            command: command.to_string(),
-        });
+        writer.stage_entries(&rel, arch, &mut entries, nv.version(), command)?;
     }
-    manifest.write(&manifest_path)?;
+    writer.commit()?;
     Ok(asked)
 }
 

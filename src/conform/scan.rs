@@ -21,7 +21,7 @@
 use crate::arch::Arch;
 use crate::codec::{Codec, FuzzCase, Verdict, Word, bit_list};
 use crate::conform::{first_difference, inline_diff};
-use crate::oracle::{self, Answer, Entry, FileRecord, Manifest, Nvdisasm, OracleError};
+use crate::oracle::{self, Answer, Entry, Nvdisasm, OracleError};
 use crate::render::Renderer;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -853,7 +853,8 @@ pub fn scan_paths(
     Ok(report)
 }
 
-/// Writes `DIR/<arch>.tsv` per arch and upserts their records in `DIR/../MANIFEST.json`.
+/// Writes `DIR/<arch>.tsv` per arch and upserts their records in `DIR/../MANIFEST.json`, as
+/// one set ([`oracle::OracleWriter`]).
 fn record(
     dir: &Path,
     distinct: &BTreeMap<Arch, BTreeSet<u128>>,
@@ -861,11 +862,15 @@ fn record(
     version: &str,
     command: &str,
 ) -> Result<(), ScanError> {
-    let root = dir.parent().unwrap_or(Path::new("."));
-    let manifest_path = root.join("MANIFEST.json");
-    let mut manifest = Manifest::read_or_default(&manifest_path)?;
-    let rel_dir = dir.to_string_lossy().replace('\\', "/");
-    let rel_dir = rel_dir.trim_end_matches('/');
+    let root = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let dir_name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut writer = oracle::OracleWriter::open(root)?;
     for (&arch, ws) in distinct {
         let mut entries: Vec<Entry> = ws
             .iter()
@@ -877,18 +882,10 @@ fn record(
                 })
             })
             .collect();
-        let name = format!("{}.tsv", arch.to_string().to_lowercase());
-        oracle::write_entries(dir.join(&name), &mut entries)?;
-        manifest.upsert(FileRecord {
-            path: format!("{rel_dir}/{name}"),
-            arch,
-            entries: entries.len(),
-            nvdisasm_version: version.to_string(),
-            date: oracle::today_utc(),
-            command: command.to_string(),
-        });
+        let rel = format!("{dir_name}/{}.tsv", arch.to_string().to_lowercase());
+        writer.stage_entries(&rel, arch, &mut entries, version, command)?;
     }
-    manifest.write(&manifest_path)?;
+    writer.commit()?;
     Ok(())
 }
 

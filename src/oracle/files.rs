@@ -16,10 +16,12 @@
 use super::{Answer, Entry, OracleError, parse_word_hex, word_to_hex};
 use crate::arch::Arch;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 const HEADER: [&str; 4] = ["word", "arch", "status", "text"];
 
@@ -49,34 +51,151 @@ pub fn read_entries(path: impl AsRef<Path>) -> Result<Vec<Entry>, OracleError> {
 pub fn open_entries(path: impl AsRef<Path>) -> Result<EntryReader, OracleError> {
     let path = path.as_ref().to_path_buf();
     let file = fs::File::open(&path).map_err(|e| OracleError::io(&path, e))?;
+    let tap = Arc::new(Mutex::new(TapState::default()));
     let rdr = csv::ReaderBuilder::new()
         .delimiter(b'\t')
         .quoting(false)
         .has_headers(false)
         .flexible(true)
-        .from_reader(std::io::BufReader::with_capacity(1 << 16, file));
+        .from_reader(std::io::BufReader::with_capacity(
+            1 << 16,
+            Tap {
+                inner: file,
+                state: Arc::clone(&tap),
+            },
+        ));
     Ok(EntryReader {
         path,
         rdr,
         record: csv::StringRecord::new(),
         seen_header: false,
         done: false,
+        tap,
+        rows: 0,
+        expect: None,
+        last_line: 0,
     })
+}
+
+/// What a reader has seen of a file's bytes: their SHA-256, and the last byte.
+#[derive(Default)]
+struct TapState {
+    hasher: Sha256,
+    last: Option<u8>,
+}
+
+/// A file read through a [`TapState`].
+struct Tap {
+    inner: fs::File,
+    state: Arc<Mutex<TapState>>,
+}
+
+impl Read for Tap {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0
+            && let Ok(mut st) = self.state.lock()
+        {
+            st.hasher.update(&buf[..n]);
+            st.last = Some(buf[n - 1]);
+        }
+        Ok(n)
+    }
+}
+
+/// The SHA-256 of a file's bytes, as 64 lowercase hex digits.
+pub fn file_sha256(path: impl AsRef<Path>) -> Result<String, OracleError> {
+    let path = path.as_ref();
+    let mut f = fs::File::open(path).map_err(|e| OracleError::io(path, e))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| OracleError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex(&h.finalize()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The rows of one oracle TSV file, one [`Entry`] per `next` (see [`open_entries`]).
 pub struct EntryReader {
     path: PathBuf,
-    rdr: csv::Reader<std::io::BufReader<fs::File>>,
+    rdr: csv::Reader<std::io::BufReader<Tap>>,
     record: csv::StringRecord,
     seen_header: bool,
     done: bool,
+    tap: Arc<Mutex<TapState>>,
+    rows: usize,
+    expect: Option<FileRecord>,
+    /// The 1-based line of the row last returned.
+    pub last_line: u64,
 }
 
 impl EntryReader {
     /// The file being read.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Check, at the end of the file, its row count and SHA-256 against `record` (its
+    /// MANIFEST.json record): a mismatch is an error naming the file.
+    pub fn verify_against(mut self, record: &FileRecord) -> EntryReader {
+        self.expect = Some(record.clone());
+        self
+    }
+
+    /// The end-of-file checks: the last row ends with a line break (else the file was cut
+    /// mid-row) and, with [`EntryReader::verify_against`], the counts and checksum agree.
+    fn at_end(&self, line: u64) -> Result<(), OracleError> {
+        let Ok(st) = self.tap.lock() else {
+            return Ok(());
+        };
+        if st.last.is_some_and(|b| b != b'\n') {
+            return Err(bad(
+                &self.path,
+                line,
+                "the last row has no line break: the file was cut short (mid-row)",
+            ));
+        }
+        let Some(rec) = &self.expect else {
+            return Ok(());
+        };
+        if rec.entries != self.rows {
+            return Err(bad(
+                &self.path,
+                0,
+                format!(
+                    "{} rows, but MANIFEST.json records {} (file changed or cut short since it \
+                     was recorded)",
+                    self.rows, rec.entries
+                ),
+            ));
+        }
+        let sum = hex(&st.hasher.clone().finalize());
+        match &rec.sha256 {
+            Some(want) if *want == sum => Ok(()),
+            Some(want) => Err(bad(
+                &self.path,
+                0,
+                format!(
+                    "sha256 {sum} differs from MANIFEST.json's {want} (file changed since it \
+                     was recorded; record it again, or run `sass-conform oracle manifest \
+                     --update` if the change is intended)"
+                ),
+            )),
+            None => Err(bad(
+                &self.path,
+                0,
+                "MANIFEST.json records no sha256 for it (run `sass-conform oracle manifest \
+                 --update`)",
+            )),
+        }
     }
 
     /// The next row, `Ok(None)` at the end of the file.
@@ -90,10 +209,13 @@ impl EntryReader {
                 if !self.seen_header {
                     return Err(bad(&self.path, 1, "empty file: no header line"));
                 }
+                self.at_end(self.rows as u64 + 1)?;
                 return Ok(None);
             }
             let line = self.record.position().map(|p| p.line()).unwrap_or(0);
             if self.seen_header {
+                self.rows += 1;
+                self.last_line = line;
                 return parse_row(&self.path, line, &self.record).map(Some);
             }
             self.seen_header = true;
@@ -155,6 +277,16 @@ fn parse_row(path: &Path, line: u64, record: &csv::StringRecord) -> Result<Entry
         .map_err(|e| bad(path, line, format!("{e}")))?;
     let text = record[3].to_string();
     let answer = match &record[2] {
+        "ok" if !text.is_empty() && !text.ends_with(';') => {
+            return Err(bad(
+                path,
+                line,
+                format!(
+                    "`ok` text `{}` is not an instruction line (nvdisasm ends every one with `;`)",
+                    crate::oracle::nvdisasm::listing::quote80(&text)
+                ),
+            ));
+        }
         "ok" => Answer::Text(text),
         "illegal" => Answer::Illegal(text),
         other => {
@@ -259,18 +391,100 @@ pub(crate) fn unique_counter() -> u64 {
     N.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Read every `*.tsv` file under `dir`, recursively, in sorted path order.
+/// Read every `*.tsv` file under `dir`, recursively, in sorted path order, each checked
+/// against its MANIFEST.json record ([`ListedFiles`]), with no word answered two ways.
 ///
 /// Returns `(path, entries)` per file, paths as found under `dir`. A missing `dir` gives an
-/// empty list. Errors: the first unreadable folder or bad file ([`read_entries`]).
+/// empty list. Errors: those of [`ListedFiles::open`] and [`for_each_entry_where`].
 pub fn load_dir(dir: impl AsRef<Path>) -> Result<Vec<(PathBuf, Vec<Entry>)>, OracleError> {
-    list_files(dir)?
-        .into_iter()
-        .map(|p| {
-            let entries = read_entries(&p)?;
-            Ok((p, entries))
+    let mut out: Vec<(PathBuf, Vec<Entry>)> = Vec::new();
+    for_each_entry_in_files(
+        dir.as_ref(),
+        |_| true,
+        |path, e| match out.last_mut() {
+            Some((p, v)) if p.as_path() == path => v.push(e),
+            _ => out.push((path.to_path_buf(), vec![e])),
+        },
+    )?;
+    Ok(out)
+}
+
+/// The oracle files under a folder with the MANIFEST.json records that list them: the
+/// source of truth for what the folder holds.
+#[derive(Debug)]
+pub struct ListedFiles {
+    /// The manifest file used (`dir/MANIFEST.json` or `dir/../MANIFEST.json`).
+    pub manifest_path: PathBuf,
+    /// Every `*.tsv` under the folder, sorted, with its record.
+    pub files: Vec<(PathBuf, FileRecord)>,
+}
+
+impl ListedFiles {
+    /// List the `*.tsv` files under `dir` (none: an empty list, no manifest needed) and find
+    /// each one's record in `dir/MANIFEST.json`, or else `dir/../MANIFEST.json` (for
+    /// `oracle/cubins/`, `oracle/arch-infer/`).
+    ///
+    /// Errors ([`OracleError::BadFile`], naming the manifest or the file): no MANIFEST.json
+    /// in either place; a manifest that is not `{"files": [...]}`; a TSV file the manifest
+    /// does not list.
+    pub fn open(dir: &Path) -> Result<ListedFiles, OracleError> {
+        let tsvs = list_files(dir)?;
+        if tsvs.is_empty() {
+            return Ok(ListedFiles {
+                manifest_path: dir.join("MANIFEST.json"),
+                files: Vec::new(),
+            });
+        }
+        let (mdir, manifest_path) = [dir.to_path_buf(), dir.join("..")]
+            .into_iter()
+            .map(|d| (d.clone(), d.join("MANIFEST.json")))
+            .find(|(_, m)| m.is_file())
+            .ok_or_else(|| {
+                bad(
+                    &dir.join("MANIFEST.json"),
+                    0,
+                    "missing: every oracle file must be listed in MANIFEST.json (with its row \
+                     count and sha256); record with `sass-conform oracle record`, or list \
+                     existing files with `sass-conform oracle manifest --update --add`",
+                )
+            })?;
+        let manifest = Manifest::read(&manifest_path)?;
+        let mdir_abs = fs::canonicalize(&mdir).map_err(|e| OracleError::io(&mdir, e))?;
+        let mdir_name = mdir_abs
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut files = Vec::with_capacity(tsvs.len());
+        for f in tsvs {
+            let abs = fs::canonicalize(&f).map_err(|e| OracleError::io(&f, e))?;
+            let rel = abs
+                .strip_prefix(&mdir_abs)
+                .map(|r| r.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            let rec = manifest
+                .files
+                .iter()
+                .find(|r| r.lists(&mdir_name, &rel))
+                .ok_or_else(|| {
+                    bad(
+                        &f,
+                        0,
+                        format!(
+                            "not listed in {} (an oracle file must be recorded with its row \
+                             count and sha256; move it away, or list it with `sass-conform \
+                             oracle manifest --update --add {}`)",
+                            manifest_path.display(),
+                            f.display()
+                        ),
+                    )
+                })?;
+            files.push((f, rec.clone()));
+        }
+        Ok(ListedFiles {
+            manifest_path,
+            files,
         })
-        .collect()
+    }
 }
 
 /// Every `*.tsv` file under `dir`, recursively, in sorted path order (a missing `dir` gives
@@ -316,6 +530,61 @@ pub struct FileRecord {
     pub date: String,
     /// The command line that made it.
     pub command: String,
+    /// SHA-256 of the file's bytes, 64 lowercase hex digits: checked on every load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+impl FileRecord {
+    /// A record for the TSV file at `file`, listed as `path` (see [`FileRecord::path`]), with
+    /// its rows counted (every row read and checked) and its SHA-256 taken now, dated today.
+    /// Errors: those of [`read_entries`].
+    pub fn for_file(
+        file: &Path,
+        path: String,
+        arch: Arch,
+        nvdisasm_version: &str,
+        command: &str,
+    ) -> Result<FileRecord, OracleError> {
+        let mut entries = 0;
+        for e in open_entries(file)? {
+            e?;
+            entries += 1;
+        }
+        Ok(FileRecord {
+            path,
+            arch,
+            entries,
+            nvdisasm_version: nvdisasm_version.to_string(),
+            date: today_utc(),
+            command: command.to_string(),
+            sha256: Some(file_sha256(file)?),
+        })
+    }
+
+    /// The file's path relative to the manifest's folder, named `mdir_name`: the record's
+    /// path after its last `mdir_name/` component (`oracle/sm100/TLD.tsv` -> `sm100/TLD.tsv`),
+    /// or the whole path.
+    pub fn rel_in(&self, mdir_name: &str) -> String {
+        let parts: Vec<&str> = self.path.split('/').collect();
+        match parts.iter().rposition(|p| *p == mdir_name) {
+            Some(i) => parts[i + 1..].join("/"),
+            None => self.path.clone(),
+        }
+    }
+
+    /// Whether this record lists the file `rel` (relative to the manifest's folder `mdir`):
+    /// its path is `rel`, or `P/rel` where P's last component is `mdir`'s name (records say
+    /// `oracle/sm100/TLD.tsv` for `sm100/TLD.tsv` in `oracle/`).
+    fn lists(&self, mdir_name: &str, rel: &str) -> bool {
+        if self.path == rel {
+            return true;
+        }
+        self.path
+            .strip_suffix(rel)
+            .and_then(|p| p.strip_suffix('/'))
+            .is_some_and(|p| p.rsplit('/').next() == Some(mdir_name))
+    }
 }
 
 /// `oracle/MANIFEST.json`: what made each oracle file. Serialised as pretty JSON
@@ -437,21 +706,88 @@ pub fn load_entries_where(
 }
 
 /// Streams every entry of the files under `dir` that `keep` accepts into `f`, one row at a
-/// time in [`load_dir`] order (memory flat however large the files); returns how many there
-/// were. Errors: the first unreadable folder, file or bad row ([`open_entries`]).
+/// time in [`load_dir`] order (memory flat in the rows, but for one small key per distinct
+/// word); returns how many there were.
+///
+/// Every file is checked as it is read: it must be listed in MANIFEST.json with its row
+/// count and sha256 ([`ListedFiles::open`], [`EntryReader::verify_against`]), and a word
+/// answered differently by two rows (in one file or two) is an error naming both rows.
+/// Errors: the first unreadable folder, unlisted or changed file, bad row or conflict.
 pub fn for_each_entry_where(
     dir: impl AsRef<Path>,
     keep: impl Fn(&Path) -> bool,
     mut f: impl FnMut(Entry),
 ) -> Result<usize, OracleError> {
+    for_each_entry_in_files(dir.as_ref(), keep, |_, e| f(e))
+}
+
+/// [`for_each_entry_where`] with each entry's file.
+fn for_each_entry_in_files(
+    dir: &Path,
+    keep: impl Fn(&Path) -> bool,
+    mut f: impl FnMut(&Path, Entry),
+) -> Result<usize, OracleError> {
+    let listed = ListedFiles::open(dir)?;
+    let mut seen = Conflicts::default();
     let mut n = 0;
-    for path in list_files(dir)?.iter().filter(|p| keep(p)) {
-        for e in open_entries(path)? {
-            f(e?);
+    for (fi, (path, rec)) in listed
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(_, (p, _))| keep(p))
+    {
+        let mut rows = open_entries(path)?.verify_against(rec);
+        while let Some(e) = rows.next() {
+            let e = e?;
+            seen.check(&listed.files, fi, rows.last_line, &e)?;
+            f(path, e);
             n += 1;
         }
     }
     Ok(n)
+}
+
+/// The first row seen for each (word, arch): file index, line, and a hash of the answer.
+#[derive(Default)]
+struct Conflicts {
+    first: HashMap<(u128, Arch), (usize, u64, u64)>,
+}
+
+impl Conflicts {
+    /// Remember `e` (row `line` of file `fi`), or fail if an earlier row answered its word
+    /// otherwise.
+    fn check(
+        &mut self,
+        files: &[(PathBuf, FileRecord)],
+        fi: usize,
+        line: u64,
+        e: &Entry,
+    ) -> Result<(), OracleError> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        e.answer.hash(&mut h);
+        let hash = h.finish();
+        let (f0, l0, h0) = *self
+            .first
+            .entry((e.word, e.arch))
+            .or_insert((fi, line, hash));
+        if h0 == hash {
+            return Ok(());
+        }
+        Err(bad(
+            &files[fi].0,
+            line,
+            format!(
+                "word {} on {} is answered `{} {}` here but otherwise at {}:{l0}: one word, \
+                 one answer",
+                word_to_hex(e.word),
+                e.arch,
+                e.answer.status(),
+                crate::oracle::nvdisasm::listing::quote80(e.answer.text()),
+                files[f0].0.display()
+            ),
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -488,12 +824,12 @@ mod tests {
             Entry {
                 arch: Arch(80),
                 word: 3,
-                answer: Answer::Text("\"".into()),
+                answer: Answer::Text("\" ;".into()),
             },
             Entry {
                 arch: a,
                 word: u128::MAX,
-                answer: Answer::Text("  leading and trailing  ".into()),
+                answer: Answer::Text("  leading and trailing ;".into()),
             },
         ]
     }
@@ -577,7 +913,7 @@ mod tests {
         for (body, line, what) in [
             ("word\tarch\tstatus\n".to_string(), 1, "header"),
             (
-                format!("word\tarch\tstatus\ttext\n{w}\tSM100\tok\tX\nzz\tSM100\tok\tY\n"),
+                format!("word\tarch\tstatus\ttext\n{w}\tSM100\tok\tX ;\nzz\tSM100\tok\tY ;\n"),
                 3,
                 "word",
             ),
@@ -615,23 +951,137 @@ mod tests {
     fn load_dir_sorted_recursive() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for name in ["sm90/B.tsv", "sm100/A.tsv", "sm100/sub/C.tsv"] {
+        for (i, name) in ["sm90/B.tsv", "sm100/A.tsv", "sm100/sub/C.tsv"]
+            .iter()
+            .enumerate()
+        {
             let mut e = vec![Entry {
                 arch: Arch(90),
-                word: 7,
-                answer: Answer::Text(name.into()),
+                word: i as u128,
+                answer: Answer::Text(format!("{name} ;")),
             }];
             write_entries(root.join(name), &mut e).unwrap();
         }
         fs::write(root.join("MANIFEST.json"), "{}").unwrap();
+        let err = load_dir(root).unwrap_err().to_string();
+        assert!(
+            err.contains("MANIFEST.json:1:") && err.contains("missing field `files`"),
+            "{err}"
+        );
+        let mut m = Manifest::default();
+        for name in ["sm90/B.tsv", "sm100/A.tsv", "sm100/sub/C.tsv"] {
+            let path = format!("x/{name}");
+            let rec = FileRecord::for_file(&root.join(name), path, Arch(90), "v", "c").unwrap();
+            m.upsert(FileRecord {
+                path: rec.path.replacen("x/", "", 1),
+                ..rec
+            });
+        }
+        m.write(root.join("MANIFEST.json")).unwrap();
         let got = load_dir(root).unwrap();
         let names: Vec<_> = got
             .iter()
             .map(|(p, _)| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["sm100/A.tsv", "sm100/sub/C.tsv", "sm90/B.tsv"]);
-        assert_eq!(got[0].1[0].answer, Answer::Text("sm100/A.tsv".into()));
+        assert_eq!(got[0].1[0].answer, Answer::Text("sm100/A.tsv ;".into()));
         assert!(load_dir(root.join("missing")).unwrap().is_empty());
+    }
+
+    /// An oracle folder `root` with files `(rel, rows)` listed in its MANIFEST.json.
+    fn listed(root: &Path, files: &[(&str, &[(u128, &str)])]) {
+        let mut m = Manifest::default();
+        for (rel, rows) in files {
+            let mut e: Vec<Entry> = rows
+                .iter()
+                .map(|&(word, t)| Entry {
+                    arch: Arch(80),
+                    word,
+                    answer: Answer::Text(t.into()),
+                })
+                .collect();
+            write_entries(root.join(rel), &mut e).unwrap();
+            let p = format!("oracle/{rel}");
+            m.upsert(FileRecord::for_file(&root.join(rel), p, Arch(80), "v", "c").unwrap());
+        }
+        m.write(root.join("MANIFEST.json")).unwrap();
+    }
+
+    fn load_err(root: &Path) -> String {
+        load_dir(root).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn manifest_is_the_source_of_truth() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("oracle");
+        listed(&root, &[("sm80/A.tsv", &[(1, "NOP ;"), (2, "EXIT ;")])]);
+        assert_eq!(load_dir(&root).unwrap()[0].1.len(), 2);
+        let a = root.join("sm80/A.tsv");
+        let good = fs::read_to_string(&a).unwrap();
+        // An unlisted file is refused.
+        fs::write(root.join("sm80/B.tsv"), "word\tarch\tstatus\ttext\n").unwrap();
+        let err = load_err(&root);
+        assert!(err.contains("sm80/B.tsv:0: not listed in"), "{err}");
+        fs::remove_file(root.join("sm80/B.tsv")).unwrap();
+        // A row removed: the count differs.
+        let one_row: String = good.lines().take(2).map(|l| format!("{l}\n")).collect();
+        fs::write(&a, &one_row).unwrap();
+        let err = load_err(&root);
+        assert!(err.ends_with("A.tsv:0: 1 rows, but MANIFEST.json records 2 (file changed or cut short since it was recorded)"), "{err}");
+        // Same count, one text changed: the checksum differs.
+        fs::write(&a, good.replace("EXIT ;", "EXIT;")).unwrap();
+        let err = load_err(&root);
+        assert!(
+            err.contains("A.tsv:0: sha256 ") && err.contains("differs from MANIFEST.json's"),
+            "{err}"
+        );
+        // Cut mid-row.
+        fs::write(&a, &good[..good.len() - 1]).unwrap();
+        let err = load_err(&root);
+        assert!(
+            err.ends_with(
+                "A.tsv:3: the last row has no line break: the file was cut short (mid-row)"
+            ),
+            "{err}"
+        );
+        fs::write(&a, &good[..good.len() - 3]).unwrap();
+        let err = load_err(&root);
+        assert!(err.ends_with("A.tsv:3: `ok` text `EXIT` is not an instruction line (nvdisasm ends every one with `;`)"), "{err}");
+        // Missing or garbage manifest.
+        fs::write(&a, &good).unwrap();
+        fs::write(root.join("MANIFEST.json"), "garbage").unwrap();
+        assert!(load_err(&root).contains("MANIFEST.json:1: expected value"));
+        fs::remove_file(root.join("MANIFEST.json")).unwrap();
+        assert!(
+            load_err(&root).contains("MANIFEST.json:0: missing: every oracle file must be listed")
+        );
+    }
+
+    #[test]
+    fn a_word_answered_twice_differently_names_both_rows() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("oracle");
+        listed(
+            &root,
+            &[
+                ("sm80/A.tsv", &[(1, "NOP ;"), (2, "EXIT ;")]),
+                ("sm80/B.tsv", &[(2, "EXIT ;"), (3, "NOP ;")]),
+                ("sm80/C.tsv", &[(5, "NOP ;"), (2, "BRA ;")]),
+            ],
+        );
+        let err = load_err(&root);
+        let a = root.join("sm80/A.tsv");
+        let c = root.join("sm80/C.tsv");
+        assert_eq!(
+            err,
+            format!(
+                "{}:2: word 00000000000000000000000000000002 on SM80 is answered `ok BRA ;` here \
+                 but otherwise at {}:3: one word, one answer",
+                c.display(),
+                a.display()
+            )
+        );
     }
 
     #[test]
@@ -647,6 +1097,7 @@ mod tests {
             nvdisasm_version: "13.5.37".into(),
             date: "2026-11-30".into(),
             command: "sass-conform record --arch SM100 specs/sm100/TLD.txt".into(),
+            sha256: None,
         };
         m.upsert(rec("oracle/sm100/TLD.tsv", 3));
         m.upsert(rec("oracle/sm100/TEX.tsv", 4));

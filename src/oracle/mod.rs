@@ -44,20 +44,23 @@
 
 mod cubin;
 mod files;
-mod nvdisasm;
+pub mod interrupt;
+pub(crate) mod nvdisasm;
 mod run;
+mod staging;
 
 pub use cubin::{MAX_KERNELS, build_cubin, cubin_e_flags};
 pub use files::{
-    ARCH_INFER_DIR, EntryReader, FileRecord, Manifest, for_each_entry_where, is_evidence_file,
-    is_sweep_file, list_files, load_dir, load_entries_where, open_entries, read_entries,
-    sort_dedup, today_utc, write_entries,
+    ARCH_INFER_DIR, EntryReader, FileRecord, ListedFiles, Manifest, file_sha256,
+    for_each_entry_where, is_evidence_file, is_sweep_file, list_files, load_dir,
+    load_entries_where, open_entries, read_entries, sort_dedup, today_utc, write_entries,
 };
 pub use nvdisasm::{
     DEFAULT_CHUNK_WORDS, DisassembleStats, MARKER_WORD, MAX_CHUNK_WORDS, Nvdisasm,
     PC_RELATIVE_MNEMONICS, RAW_BASE, UNADDRESSED_REASON, hex_literals, reveals_address,
 };
 pub use run::{RunSummary, read_words, run_words, write_row};
+pub use staging::OracleWriter;
 
 use crate::arch::Arch;
 use std::path::PathBuf;
@@ -109,6 +112,26 @@ pub enum OracleError {
         /// What is wrong.
         message: String,
     },
+    /// SIGINT or SIGTERM arrived: the command stopped cleanly (nvdisasm killed, temp files
+    /// removed, the oracle as it was). The CLI exits 128 + `signal`.
+    #[error("interrupted by {}: stopped; nothing was changed", signal_name(*signal))]
+    Interrupted {
+        /// The signal number (2 for SIGINT, 15 for SIGTERM).
+        signal: i32,
+    },
+    /// Another process holds the oracle folder's write lock.
+    #[error(
+        "{}: another `sass-conform` is writing to this oracle folder (lock {} held); \
+         wait for it to finish, or stop it",
+        dir.display(),
+        lock.display()
+    )]
+    Locked {
+        /// The oracle folder.
+        dir: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+    },
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
@@ -118,6 +141,15 @@ pub enum OracleError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// `SIGINT`, `SIGTERM` or `signal N`.
+fn signal_name(signal: i32) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
 }
 
 impl OracleError {

@@ -214,6 +214,9 @@ pub fn run_words(
             ),
         });
     }
+    if let (Some(t), Some(o)) = (&tmp, out) {
+        sweep_stale_tmp(t.parent().unwrap_or(Path::new(".")), o);
+    }
     let sink: Box<dyn Write> = match (&tmp, out) {
         (Some(t), _) => Box::new(fs::File::create(t).map_err(|e| OracleError::io(t, e))?),
         (None, Some(o)) => Box::new(
@@ -264,6 +267,26 @@ pub fn run_words(
         stats,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Remove `.NAME.tmp.PID.N` files next to `out` whose process `PID` is gone (left by a
+/// `kill -9` of an earlier run; SIGINT/SIGTERM remove their own).
+fn sweep_stale_tmp(dir: &Path, out: &Path) {
+    let Some(name) = out.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let prefix = format!(".{name}.tmp.");
+    let Ok(rd) = fs::read_dir(dir) else { return };
+    for ent in rd.flatten() {
+        let file = ent.file_name().to_string_lossy().into_owned();
+        let pid = file
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.split('.').next())
+            .and_then(|p| p.parse::<i32>().ok());
+        if pid.is_some_and(|p| !super::nvdisasm::process::process_exists(p)) {
+            let _ = fs::remove_file(ent.path());
+        }
+    }
 }
 
 /// `None` for `None` and `-` (stdin or stdout).

@@ -9,7 +9,7 @@
 use super::{ReportError, io_err};
 use crate::arch::Arch;
 use crate::codec::{Codec, EncodeOptions, FuzzCase, Verdict, Word};
-use crate::oracle::{self, Entry, FileRecord, Manifest, Nvdisasm};
+use crate::oracle::{self, Entry, Nvdisasm};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -119,8 +119,7 @@ pub fn record(
     let mut archs: Vec<Arch> = words.iter().map(|w| w.0).collect();
     archs.sort();
     archs.dedup();
-    let manifest_path = out.join("MANIFEST.json");
-    let mut manifest = Manifest::read_or_default(&manifest_path)?;
+    let mut writer = oracle::OracleWriter::open(out)?;
     let mut written = Vec::new();
     for arch in archs {
         let ws: Vec<u128> = words.iter().filter(|w| w.0 == arch).map(|w| w.1).collect();
@@ -131,24 +130,16 @@ pub fn record(
             .map(|(&word, answer)| Entry { arch, word, answer })
             .collect();
         let rel = format!("{}/{name}.tsv", arch.to_string().to_lowercase());
-        let path = out.join(&rel);
+        let path = writer.committed_path(&rel);
         if path.is_file() {
             entries.extend(oracle::read_entries(&path)?);
         }
-        oracle::write_entries(&path, &mut entries)?;
+        writer.stage_entries(&rel, arch, &mut entries, nv.version(), command)?;
         let legal = entries.iter().filter(|e| e.answer.is_legal()).count();
-        manifest.upsert(FileRecord {
-            path: path.display().to_string(),
-            arch,
-            entries: entries.len(),
-            nvdisasm_version: nv.version().to_string(),
-            date: oracle::today_utc(),
-            command: command.to_string(),
-        });
         written.push((path, entries.len(), legal));
     }
     if !written.is_empty() {
-        manifest.write(&manifest_path)?;
+        writer.commit()?;
     }
     Ok(written)
 }
