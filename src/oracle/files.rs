@@ -413,7 +413,8 @@ pub fn load_dir(dir: impl AsRef<Path>) -> Result<Vec<(PathBuf, Vec<Entry>)>, Ora
 /// source of truth for what the folder holds.
 #[derive(Debug)]
 pub struct ListedFiles {
-    /// The manifest file used (`dir/MANIFEST.json` or `dir/../MANIFEST.json`).
+    /// The manifest file used (`dir/MANIFEST.json`, `dir/../MANIFEST.json` or
+    /// `dir/../../MANIFEST.json`).
     pub manifest_path: PathBuf,
     /// Every `*.tsv` under the folder, sorted, with its record.
     pub files: Vec<(PathBuf, FileRecord)>,
@@ -422,7 +423,8 @@ pub struct ListedFiles {
 impl ListedFiles {
     /// List the `*.tsv` files under `dir` (none: an empty list, no manifest needed) and find
     /// each one's record in `dir/MANIFEST.json`, or else `dir/../MANIFEST.json` (for
-    /// `oracle/cubins/`, `oracle/arch-infer/`).
+    /// `oracle/cubins/`, `oracle/arch-infer/`), or else `dir/../../MANIFEST.json` (for
+    /// `oracle/combos/check/`).
     ///
     /// Errors ([`OracleError::BadFile`], naming the manifest or the file): no MANIFEST.json
     /// in either place; a manifest that is not `{"files": [...]}`; a TSV file the manifest
@@ -435,7 +437,7 @@ impl ListedFiles {
                 files: Vec::new(),
             });
         }
-        let (mdir, manifest_path) = [dir.to_path_buf(), dir.join("..")]
+        let (mdir, manifest_path) = [dir.to_path_buf(), dir.join(".."), dir.join("../..")]
             .into_iter()
             .map(|d| (d.clone(), d.join("MANIFEST.json")))
             .find(|(_, m)| m.is_file())

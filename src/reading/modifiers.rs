@@ -85,6 +85,12 @@ pub fn learn_modifiers(mut tables: Vec<Table>, entries: &[Entry]) -> (Vec<Table>
                 fields: (segs[a].label.clone(), segs[b].label.clone()),
                 explained: gain,
             });
+            if std::env::var_os("SASS_CONFORM_DEBUG_MERGES").is_some() {
+                eprintln!(
+                    "merge {}: {} + {} explains {gain}",
+                    v.key, segs[a].label, segs[b].label
+                );
+            }
             merge(&mut segs, a, b, &titles, s);
             for _ in 0..ROUNDS {
                 reestimate(&mut segs, &titles, s);
@@ -274,8 +280,15 @@ fn best_merge(
     titles: &[String],
     samples: &[Sample],
 ) -> Option<(usize, usize, usize)> {
-    best_merge_where(segs, titles, samples, true)
-        .or_else(|| best_merge_where(segs, titles, samples, false))
+    let near = best_merge_where(segs, titles, samples, true);
+    let any = best_merge_where(segs, titles, samples, false);
+    // A merge of touching segments is preferred unless one of distant ones explains twice as
+    // many texts (TEX's LOD mode is bit 59 with bits 87-89).
+    match (near, any) {
+        (Some(n), Some(a)) if a.2 > 2 * n.2 => Some(a),
+        (Some(n), _) => Some(n),
+        (None, a) => a,
+    }
 }
 
 /// [`best_merge`] among touching segments only (`touching`), or among all pairs.
@@ -397,21 +410,9 @@ fn learn_order(segs: &[Seg], titles: &[String], samples: &[Sample]) -> Vec<Strin
             }
         }
     }
-    let n = |a: usize, b: usize| votes.get(&(a, b)).copied().unwrap_or(0) as i64;
-    // Order by how many slots each is seen after, more than before (a Copeland ranking).
-    let mut score: Vec<(i64, usize)> = (0..n_slots)
-        .map(|k| {
-            let wins: i64 = (0..n_slots)
-                .filter(|&x| x != k)
-                .map(|x| (n(x, k) - n(k, x)).signum())
-                .sum();
-            (wins, k)
-        })
-        .collect();
-    score.sort();
-    score
+    rank(n_slots, &votes)
         .into_iter()
-        .map(|(_, k)| {
+        .map(|k| {
             if k < titles.len() {
                 format!("={}", titles[k])
             } else {
@@ -419,6 +420,33 @@ fn learn_order(segs: &[Seg], titles: &[String], samples: &[Sample]) -> Vec<Strin
             }
         })
         .collect()
+}
+
+/// A total order of `n` slots from pairwise votes (`votes[(a, b)]`: texts with a before b):
+/// a topological order of the majority relation (a before b when more texts say so), the
+/// next slot among those nothing unplaced must precede being the one with the fewest
+/// majority losses, then the lowest index; a cycle is broken the same way.
+fn rank(n: usize, votes: &HashMap<(usize, usize), usize>) -> Vec<usize> {
+    let v = |a: usize, b: usize| votes.get(&(a, b)).copied().unwrap_or(0);
+    let before = |a: usize, b: usize| v(a, b) > v(b, a);
+    let losses = |k: usize| (0..n).filter(|&x| x != k && before(x, k)).count();
+    let mut left: Vec<usize> = (0..n).collect();
+    let mut out = Vec::with_capacity(n);
+    while !left.is_empty() {
+        let free: Vec<usize> = left
+            .iter()
+            .copied()
+            .filter(|&k| !left.iter().any(|&x| x != k && before(x, k)))
+            .collect();
+        let pool = if free.is_empty() { left.clone() } else { free };
+        let pick = *pool
+            .iter()
+            .min_by_key(|&&k| (losses(k), k))
+            .expect("non-empty");
+        out.push(pick);
+        left.retain(|&k| k != pick);
+    }
+    out
 }
 
 /// Replaces the variant's modifier and flag fields by the learned segments (every value named)
@@ -521,5 +549,22 @@ mod tests {
             &mut found,
         );
         assert_eq!(found, vec![vec![0, 1]]);
+    }
+
+    #[test]
+    fn rank_follows_majorities_even_with_missing_pairs() {
+        // 0 = SCR, 1 = title B, 2 = F16, 3 = EF: SCR before B (5 texts), B before F16 and EF,
+        // F16 before EF; SCR never compared with EF.
+        let votes: HashMap<(usize, usize), usize> = [
+            ((0, 1), 5),
+            ((1, 2), 9),
+            ((1, 3), 9),
+            ((2, 3), 4),
+            ((3, 2), 1),
+            ((0, 2), 2),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(rank(4, &votes), vec![0, 1, 2, 3]);
     }
 }
