@@ -35,6 +35,8 @@ struct AtomPlan {
     dim_base: usize,
     /// The field's printed-name overrides (resolved readings).
     names: std::collections::BTreeMap<u64, String>,
+    /// The field's width when nvdisasm prints it as a signed number.
+    signed_width: Option<u32>,
 }
 
 /// Fields up to this wide get the text of every value worked out when the plan is built.
@@ -63,6 +65,8 @@ struct Plan {
     mods: Vec<ModPiece>,
     atoms: Vec<AtomPlan>,
     operand_modifier: Option<OperandModifier>,
+    /// Fields whose names also read context bits (see [`crate::spec::Field::context`]).
+    context: Vec<usize>,
 }
 
 /// The `modi` field printed on the first atom of a memory operand (`[R0.U32+UR0]`).
@@ -114,7 +118,16 @@ impl Renderer {
     pub fn render_into(&self, codec: &Codec, d: &Decoded, out: &mut String) {
         let v = codec.variant(d.id);
         let p = &self.plans[d.id.table as usize][d.id.variant as usize];
-        let vals = d.values();
+        let mut keyed = [0u64; crate::spec::MAX_FIELDS];
+        let vals = if p.context.is_empty() {
+            d.values()
+        } else {
+            keyed[..d.n_fields].copy_from_slice(d.values());
+            for &i in &p.context {
+                keyed[i] = v.fields[i].name_key(keyed[i], d.word.0);
+            }
+            &keyed[..d.n_fields]
+        };
         if let Some(g) = p.guard {
             guard(vals[g], out);
         }
@@ -279,7 +292,13 @@ fn atom(a: &AtomPlan, vals: &[u64], suffix: Option<&str>, out: &mut String) -> b
                 }
             }
         }
-        OperandKind::Imm | OperandKind::Other(_) => push_hex(out, v),
+        OperandKind::Imm | OperandKind::Other(_) => match a.signed_width {
+            Some(w) if w < 64 && v >> (w - 1) & 1 == 1 => {
+                out.push('-');
+                push_hex(out, (1u64 << w) - v);
+            }
+            _ => push_hex(out, v),
+        },
     }
     if let Some(s) = suffix {
         out.push_str(s);
@@ -365,6 +384,14 @@ fn mod_piece(v: &Variant, m: ModSource) -> ModPiece {
         modifier(v, &m, &[], &mut s);
         return ModPiece::Fixed(s);
     };
+    if !v.fields[i].context.is_empty() {
+        // Names keyed with context bits: worked out per word.
+        return ModPiece::Field {
+            source: m,
+            field: i,
+            texts: Vec::new(),
+        };
+    }
     let texts = value_texts(v, i, |vals| {
         let mut s = String::new();
         modifier(v, &m, vals, &mut s);
@@ -442,11 +469,17 @@ fn plan(v: &Variant) -> Plan {
                 distilled,
                 first: matches!(v.signature.operands.first(), Some(SigOperand::Plain(0))) && n == 0,
                 dim_base,
+                signed_width: field
+                    .filter(|&f| v.fields[f].signed)
+                    .map(|f| v.fields[f].width()),
             }
         })
         .collect();
     Plan {
         base,
+        context: (0..v.fields.len())
+            .filter(|&i| !v.fields[i].context.is_empty())
+            .collect(),
         guard: v.fields.iter().position(|f| f.kind == FieldKind::Guard),
         mods: keyed.into_iter().map(|(_, m)| mod_piece(v, m)).collect(),
         atoms,

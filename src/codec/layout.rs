@@ -198,6 +198,8 @@ mod tests {
             line: 1,
             names: Default::default(),
             rejected: Vec::new(),
+            signed: false,
+            context: Vec::new(),
         };
         let mut l = Layouts::default();
         l.first.push(0);

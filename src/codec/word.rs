@@ -114,6 +114,8 @@ mod tests {
             line: 1,
             names: Default::default(),
             rejected: Vec::new(),
+            signed: false,
+            context: Vec::new(),
         }
     }
 

@@ -160,6 +160,8 @@ fn build_fields(v: &mut Variant, roles: &[Role]) {
             line,
             names: Default::default(),
             rejected: Vec::new(),
+            signed: false,
+            context: Vec::new(),
         });
     }
 }
@@ -208,15 +210,26 @@ pub fn learn_printing(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
         tally_operands(v, &d, &text, t, &mut tally, &mut ours);
         tally_modifiers(v, &d, &text, t, &mut tally, &mut ours);
     }
+    let mut wide: HashMap<(VariantId, usize), Vec<(u64, String)>> = HashMap::new();
     for (key @ (id, fi, val), texts) in tally {
         let (best, _) = texts
             .into_iter()
             .max_by_key(|(t, n)| (*n, t.clone()))
             .expect("non-empty");
+        let f = &tables[id.table as usize].variants[id.variant as usize].fields[fi];
+        if f.width() > WIDE_BITS {
+            // A wide field gets a rule (signed or not, left out at 0), not a name per value.
+            wide.entry((id, fi)).or_default().push((val, best));
+            continue;
+        }
         if ours.get(&key) != Some(&best) {
             let f = &mut tables[id.table as usize].variants[id.variant as usize].fields[fi];
             f.names.insert(val, best);
         }
+    }
+    for ((id, fi), seen_texts) in wide {
+        let f = &mut tables[id.table as usize].variants[id.variant as usize].fields[fi];
+        apply_wide_rule(f, &seen_texts);
     }
     for ((id, fi, val), (legal, illegal)) in seen {
         if legal == 0 && illegal >= 2 {
@@ -235,6 +248,35 @@ pub fn learn_printing(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
         }
     }
     tables
+}
+
+/// Fields wider than this get a printing rule instead of a name per value.
+const WIDE_BITS: u32 = 8;
+
+/// `0x...` of `v`, or `-0x...` when `signed` and the top bit of `width` is set.
+fn hex_text(v: u64, width: u32, signed: bool) -> String {
+    if signed && width < 64 && v >> (width - 1) & 1 == 1 {
+        format!("-{:#x}", (1u64 << width) - v)
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+/// Learns a wide field's printing rule from (value, nvdisasm's atom text) pairs: signed when
+/// more of the texts read as the two's complement than as the plain value; left out at 0
+/// (`names[0] = ""`) when nvdisasm's text for 0 is empty. Drops per-value names.
+fn apply_wide_rule(f: &mut Field, seen: &[(u64, String)]) {
+    let w = f.width();
+    let score = |signed: bool| {
+        seen.iter()
+            .filter(|(v, t)| *v != 0 && *t == hex_text(*v, w, signed))
+            .count()
+    };
+    f.signed = score(true) > score(false);
+    f.names.clear();
+    if seen.iter().any(|(v, t)| *v == 0 && t.is_empty()) {
+        f.names.insert(0, String::new());
+    }
 }
 
 /// Operand differences: same written shape, atoms that differ, each mapped to its field.

@@ -79,19 +79,36 @@ pub fn learn_modifiers(mut tables: Vec<Table>, entries: &[Entry]) -> (Vec<Table>
         for _ in 0..ROUNDS {
             reestimate(&mut segs, &titles, s);
         }
-        while let Some((a, b, gain)) = best_merge(&segs, &titles, s) {
-            merges.push(Merge {
-                key: v.key.clone(),
-                fields: (segs[a].label.clone(), segs[b].label.clone()),
-                explained: gain,
-            });
-            if std::env::var_os("SASS_CONFORM_DEBUG_MERGES").is_some() {
-                eprintln!(
-                    "merge {}: {} + {} explains {gain}",
-                    v.key, segs[a].label, segs[b].label
-                );
+        for _ in 0..12 {
+            let m = best_merge(&segs, &titles, s);
+            let c = best_context(v, &segs, &titles, s);
+            let debug = std::env::var_os("SASS_CONFORM_DEBUG_MERGES").is_some();
+            match (m, c) {
+                (Some((a, b, gain)), c) if c.as_ref().is_none_or(|c| gain > c.3) => {
+                    if debug {
+                        eprintln!(
+                            "merge {}: {} + {} explains {gain}",
+                            v.key, segs[a].label, segs[b].label
+                        );
+                    }
+                    merges.push(Merge {
+                        key: v.key.clone(),
+                        fields: (segs[a].label.clone(), segs[b].label.clone()),
+                        explained: gain,
+                    });
+                    merge(&mut segs, a, b, &titles, s);
+                }
+                (_, Some((k, b, names, gain))) => {
+                    if debug {
+                        eprintln!(
+                            "context {}: {} reads bit {b}, explains {gain}",
+                            v.key, segs[k].label
+                        );
+                    }
+                    apply_context(&mut segs[k], b, names);
+                }
+                _ => break,
             }
-            merge(&mut segs, a, b, &titles, s);
             for _ in 0..ROUNDS {
                 reestimate(&mut segs, &titles, s);
             }
@@ -139,7 +156,9 @@ struct Seg {
     kind: FieldKind,
     line: usize,
     ranges: Vec<crate::spec::BitRange>,
-    /// Token run per value (index = value).
+    /// Bits of other fields that also choose the run (see [`Field::context`]).
+    context: Vec<crate::spec::BitRange>,
+    /// Token run per key (value, context bits above it).
     names: Vec<Vec<String>>,
 }
 
@@ -147,10 +166,11 @@ impl Seg {
     fn width(&self) -> u32 {
         self.ranges.iter().map(|r| r.len as u32).sum()
     }
+    /// The key of `names`: the value with the context bits above it.
     fn value(&self, word: u128) -> u64 {
         let mut v = 0u64;
         let mut shift = 0;
-        for r in &self.ranges {
+        for r in self.ranges.iter().chain(&self.context) {
             v |= ((word >> r.lo) as u64 & ((1u64 << r.len) - 1)) << shift;
             shift += r.len as u32;
         }
@@ -189,6 +209,7 @@ fn segments(v: &Variant) -> Vec<Seg> {
                 kind: f.kind.clone(),
                 line: f.line,
                 ranges: vec![*r],
+                context: Vec::new(),
                 names,
             });
             shift += r.len as u32;
@@ -375,6 +396,96 @@ fn merge(segs: &mut Vec<Seg>, a: usize, b: usize, titles: &[String], samples: &[
     }
 }
 
+/// The best context bit: the (segment, bit) whose naming by value and bit explains the most
+/// texts not explained now, at least [`MIN_EXPLAINED`], with its names and that count
+/// (SM80 LD: `E` at bit 72 prints `???0` when bit 90, the `.64` address mode, is set without
+/// it). Candidates are the bits of the variant's flag, modifier and operand-modifier fields
+/// of up to 3 bits that the segment does not hold.
+fn best_context(
+    v: &Variant,
+    segs: &[Seg],
+    titles: &[String],
+    samples: &[Sample],
+) -> Option<(usize, u8, HashMap<u64, Vec<String>>, usize)> {
+    let candidates: Vec<u8> = v
+        .fields
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                FieldKind::Modifier(_) | FieldKind::Flag(_) | FieldKind::OperandModifier
+            ) && f.width() <= 3
+        })
+        .flat_map(|f| f.ranges.iter().flat_map(|r| r.lo..=r.hi()))
+        .collect();
+    let unexplained: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| !explained(segs, titles, s))
+        .collect();
+    if unexplained.len() < MIN_EXPLAINED {
+        return None;
+    }
+    let mut best: Option<(usize, u8, HashMap<u64, Vec<String>>, usize)> = None;
+    for k in 0..segs.len() {
+        if segs[k].width() + segs[k].context.len() as u32 >= MAX_MERGED_BITS {
+            continue;
+        }
+        for &b in &candidates {
+            let held = segs[k]
+                .ranges
+                .iter()
+                .chain(&segs[k].context)
+                .any(|r| (r.lo..=r.hi()).contains(&b));
+            if held {
+                continue;
+            }
+            let mut trial = segs[k].clone();
+            trial.context.push(crate::spec::BitRange { lo: b, len: 1 });
+            let mut votes: HashMap<u64, HashMap<Vec<String>, usize>> = HashMap::new();
+            for s in samples {
+                if let Some(rest) = leftover(segs, titles, s, &[k]) {
+                    *votes
+                        .entry(trial.value(s.word))
+                        .or_default()
+                        .entry(rest)
+                        .or_default() += 1;
+                }
+            }
+            let names = majority(votes);
+            let gain = unexplained
+                .iter()
+                .filter(|s| {
+                    leftover(segs, titles, s, &[k]).is_some_and(|rest| {
+                        names
+                            .get(&trial.value(s.word))
+                            .is_some_and(|n| same_multiset(n, &rest))
+                    })
+                })
+                .count();
+            if gain >= MIN_EXPLAINED && best.as_ref().is_none_or(|x| gain > x.3) {
+                best = Some((k, b, names, gain));
+            }
+        }
+    }
+    best
+}
+
+/// Gives segment `k` the context bit `b` with the names learned for (value, bit); keys never
+/// seen keep the name of the value alone.
+fn apply_context(g: &mut Seg, b: u8, names: HashMap<u64, Vec<String>>) {
+    let old = std::mem::take(&mut g.names);
+    let key_bits = g.width() + g.context.len() as u32;
+    g.context.push(crate::spec::BitRange { lo: b, len: 1 });
+    g.names = (0..1u64 << (key_bits + 1))
+        .map(|j| {
+            names
+                .get(&j)
+                .cloned()
+                .unwrap_or_else(|| old[(j & ((1 << key_bits) - 1)) as usize].clone())
+        })
+        .collect();
+}
+
 /// Print order: slot labels (`=TOKEN` for a title token, else a segment label) ordered by
 /// pairwise votes from the texts whose tokens split into the runs in exactly one way.
 fn learn_order(segs: &[Seg], titles: &[String], samples: &[Sample]) -> Vec<String> {
@@ -469,6 +580,8 @@ fn install(v: &mut Variant, segs: Vec<Seg>, order: Vec<String>) {
                 .map(|(x, r)| (x as u64, r.join(".")))
                 .collect(),
             rejected: Vec::new(),
+            signed: false,
+            context: g.context,
         });
     }
     v.print_order = order;

@@ -103,9 +103,32 @@ pub struct Field {
     /// (resolved readings only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rejected: Vec<u64>,
+    /// nvdisasm prints the value as a two's-complement number of the field's width
+    /// (`[R37+-0x55fc2796]`), where `names` has no entry (resolved readings only; learned
+    /// from the texts of words with the top bit set).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub signed: bool,
+    /// Bits of the word outside the field that also choose its printed name: `names` is then
+    /// keyed by `value | context_value << width` (context ranges concatenated low first), e.g.
+    /// SM80 LD's predicate operand (bits 64-66) with its complement bit 67, printed `!P3`.
+    /// Resolved readings only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<BitRange>,
 }
 
 impl Field {
+    /// The key of `names` for this field in `word`: the value, with the context bits above
+    /// it (see [`Field::context`]).
+    pub fn name_key(&self, value: u64, word: u128) -> u64 {
+        let mut key = value;
+        let mut shift = self.width();
+        for r in &self.context {
+            key |= ((word >> r.lo) as u64 & ((1u64 << r.len) - 1)) << shift;
+            shift += r.len as u32;
+        }
+        key
+    }
+
     /// Total width in bits (sum of the ranges).
     pub fn width(&self) -> u32 {
         self.ranges.iter().map(|r| r.len as u32).sum()

@@ -534,6 +534,8 @@ fn finish_field(a: FieldAcc) -> Field {
         line: a.line,
         names: Default::default(),
         rejected: Vec::new(),
+        signed: false,
+        context: Vec::new(),
     }
 }
 
