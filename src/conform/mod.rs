@@ -49,7 +49,7 @@ pub fn predict(
     arch: Arch,
     word: Word,
 ) -> Prediction {
-    let (key, text, verdict, l) = match codec.decode(arch, word) {
+    let (key, text, verdict, l) = match codec.decode(arch, word).map(|d| choose(codec, model, d)) {
         Some(d) => {
             let l = legality(codec, model, &d);
             (
@@ -68,6 +68,18 @@ pub fn predict(
         text,
         verdict,
         legality: l,
+    }
+}
+
+/// The variant the learned reading picks among those matching (the decoded one without it).
+pub fn choose(
+    codec: &Codec,
+    model: Option<&Model>,
+    d: crate::codec::Decoded,
+) -> crate::codec::Decoded {
+    match model {
+        Some(m) => m.choose(codec, d),
+        None => d,
     }
 }
 
@@ -243,7 +255,10 @@ impl<'a> Differ<'a> {
     pub fn add(&mut self, e: &Entry) {
         self.counts.total += 1;
         let word = Word(e.word);
-        let raw = self.codec.decode(e.arch, word);
+        let raw = self
+            .codec
+            .decode(e.arch, word)
+            .map(|d| choose(self.codec, self.model, d));
         let legality = raw.map(|d| legality(self.codec, self.model, &d));
         let (cause, key, field, ours, closeness) = match (&e.answer, raw, legality) {
             (Answer::Text(t), Some(d), Some(Legality::Legal)) => {

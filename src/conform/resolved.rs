@@ -209,6 +209,24 @@ pub fn learn_printing(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
         r.render_into(&codec, &d, &mut text);
         tally_operands(v, &d, &text, t, &mut tally, &mut ours);
         tally_modifiers(v, &d, &text, t, &mut tally, &mut ours);
+        // The other variants whose fixed bits match read the word too: a wide field's value 0
+        // left out shows only there (SM80 LD `[R0]` is LD_R_R's word and LD_R_R_I's with 0).
+        for &o in d.others().iter().filter(|o| o.table == d.id.table) {
+            let Some(od) = codec.decode_as(o, d.word) else {
+                continue;
+            };
+            let ov = codec.variant(o);
+            let wide_zero = ov
+                .fields
+                .iter()
+                .zip(od.values())
+                .any(|(f, &x)| x == 0 && f.width() > WIDE_BITS);
+            if wide_zero {
+                text.clear();
+                r.render_into(&codec, &od, &mut text);
+                tally_left_out_zero(ov, &od, &text, t, &mut tally);
+            }
+        }
     }
     let mut wide: HashMap<(VariantId, usize), Vec<(u64, String)>> = HashMap::new();
     for (key @ (id, fi, val), texts) in tally {
@@ -276,6 +294,45 @@ fn apply_wide_rule(f: &mut Field, seen: &[(u64, String)]) {
     f.names.clear();
     if seen.iter().any(|(v, t)| *v == 0 && t.is_empty()) {
         f.names.insert(0, String::new());
+    }
+}
+
+/// A wide field at 0 whose atom nvdisasm leaves out (our text has that one atom more):
+/// a vote for "" at value 0, the only vote this reading gives.
+fn tally_left_out_zero(
+    v: &Variant,
+    d: &crate::codec::Decoded,
+    ours: &str,
+    theirs: &str,
+    tally: &mut Tally,
+) {
+    let (Some(a), Some(b)) = (Line::parse(ours), Line::parse(theirs)) else {
+        return;
+    };
+    if a.guard != b.guard || a.mods != b.mods {
+        return;
+    }
+    let (xa, xb) = (a.atoms(), b.atoms());
+    if xa.len() != v.signature.atoms.len() || xa.len() != xb.len() + 1 {
+        return;
+    }
+    let k = (0..xb.len()).find(|&k| xa[k] != xb[k]).unwrap_or(xb.len());
+    if xa[k + 1..] != xb[k..] {
+        return;
+    }
+    let Some(fi) = v
+        .fields
+        .iter()
+        .position(|f| f.kind == FieldKind::Operand(k as u8))
+    else {
+        return;
+    };
+    if v.fields[fi].width() > WIDE_BITS && d.values()[fi] == 0 {
+        *tally
+            .entry((d.id, fi, 0))
+            .or_default()
+            .entry(String::new())
+            .or_default() += 1;
     }
 }
 

@@ -5,9 +5,11 @@
 use super::legality::{
     Class, ConstraintTable, Legality, Recognizer, learn_constraints, learn_recognizer,
 };
-use crate::codec::{Codec, Decoded};
+use crate::codec::{Codec, Decoded, VariantId};
 use crate::oracle::{Answer, Entry};
+use crate::render::Renderer;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// The reading of one table file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,6 +20,12 @@ pub struct TableModel {
     pub constraints: Vec<ConstraintTable>,
     /// Per variant (table order): its recognizer, `None` when no word of it was recorded.
     pub variants: Vec<Option<Recognizer>>,
+    /// Variant indices in the order nvdisasm's texts prefer them where several variants'
+    /// fixed bits match a word (SM80 LD: the forms with an immediate and a predicate operand
+    /// before the forms without, which are the same encodings with 0 and PT); empty when no
+    /// learned word matched two variants.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preference: Vec<u16>,
 }
 
 /// The learned reading of all tables, parallel to [`Codec::tables`].
@@ -49,6 +57,14 @@ impl Model {
             per_table[d.id.table as usize].push((e.word, &e.answer));
             per_variant[d.id.table as usize][d.id.variant as usize].push((e.word, &e.answer));
         }
+        let votes = preference_votes(codec, entries);
+        if std::env::var_os("SASS_CONFORM_DEBUG_MERGES").is_some() {
+            for (t, v) in &votes {
+                let mut v: Vec<_> = v.iter().collect();
+                v.sort();
+                eprintln!("preference votes table {t}: {v:?}");
+            }
+        }
         let tables = codec
             .tables
             .iter()
@@ -57,12 +73,44 @@ impl Model {
                 path: t.path.clone(),
                 constraints: learn_constraints(&per_table[i]),
                 variants: per_variant[i].iter().map(|a| learn_recognizer(a)).collect(),
+                preference: match votes.get(&(i as u16)) {
+                    Some(v) => super::modifiers::rank(t.variants.len(), v)
+                        .into_iter()
+                        .map(|k| k as u16)
+                        .collect(),
+                    None => Vec::new(),
+                },
             })
             .collect();
         Model {
             tables,
             learned_from,
         }
+    }
+
+    /// The variant nvdisasm reads the word as: of the variants whose fixed bits match (the
+    /// decoded one and its `others`), the first in the table's learned preference.
+    pub fn choose(&self, codec: &Codec, d: Decoded) -> Decoded {
+        if d.n_others == 0 {
+            return d;
+        }
+        let Some(t) = self.tables.get(d.id.table as usize) else {
+            return d;
+        };
+        let pos = |id: VariantId| {
+            (id.table == d.id.table)
+                .then(|| t.preference.iter().position(|&p| p == id.variant))
+                .flatten()
+                .unwrap_or(usize::MAX)
+        };
+        let best = std::iter::once(d.id)
+            .chain(d.others().iter().copied())
+            .min_by_key(|&id| pos(id))
+            .unwrap_or(d.id);
+        if best == d.id {
+            return d;
+        }
+        codec.decode_as(best, d.word).unwrap_or(d)
     }
 
     /// Whether nvdisasm accepts the decoded word, and why not. The recognizer first (an
@@ -99,4 +147,46 @@ impl Model {
             _ => Legality::Legal,
         }
     }
+}
+
+/// Votes (per table) for "variant a before variant b": learned texts that a renders exactly
+/// and b does not, over words both match.
+fn preference_votes(
+    codec: &Codec,
+    entries: &[Entry],
+) -> HashMap<u16, HashMap<(usize, usize), usize>> {
+    let r = Renderer::new(codec);
+    let mut votes: HashMap<u16, HashMap<(usize, usize), usize>> = HashMap::new();
+    for e in entries {
+        let Answer::Text(t) = &e.answer else { continue };
+        let Some(d) = codec.decode(e.arch, crate::codec::Word(e.word)) else {
+            continue;
+        };
+        if d.n_others == 0 {
+            continue;
+        }
+        let ids: Vec<VariantId> = std::iter::once(d.id)
+            .chain(d.others().iter().copied())
+            .filter(|id| id.table == d.id.table)
+            .collect();
+        let right: Vec<bool> = ids
+            .iter()
+            .map(|&id| {
+                codec
+                    .decode_as(id, d.word)
+                    .is_some_and(|x| r.render(codec, &x) == *t)
+            })
+            .collect();
+        let table = votes.entry(d.id.table).or_default();
+        for (i, a) in ids.iter().enumerate() {
+            for (j, b) in ids.iter().enumerate() {
+                if right[i] && !right[j] {
+                    *table
+                        .entry((a.variant as usize, b.variant as usize))
+                        .or_default() += 1;
+                }
+            }
+        }
+    }
+    votes
 }
