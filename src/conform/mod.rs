@@ -7,7 +7,7 @@ pub mod lint;
 pub mod resolve;
 pub mod resolved;
 pub mod scan;
-pub mod text;
+pub use crate::oracle::text;
 
 pub use finding::{Evidence, Finding};
 pub use lint::lint;

@@ -654,7 +654,8 @@ pub fn resolve_tables(codec: &Codec, entries: &[Entry]) -> Vec<Table> {
             break;
         }
     }
-    crate::reading::modifiers::learn_modifiers(tables, entries).0
+    let tables = crate::reading::modifiers::learn_modifiers(tables, entries).0;
+    crate::reading::operands::learn_operands(tables, entries)
 }
 
 /// Errors reading or writing resolved/tables.json.

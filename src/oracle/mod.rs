@@ -48,6 +48,7 @@ pub mod interrupt;
 pub(crate) mod nvdisasm;
 mod run;
 mod staging;
+pub mod text;
 
 pub use cubin::{MAX_KERNELS, build_cubin, cubin_e_flags};
 pub use files::{

@@ -6,4 +6,5 @@ pub mod combos;
 pub mod legality;
 pub mod model;
 pub mod modifiers;
+pub mod operands;
 pub mod tree;
