@@ -326,8 +326,10 @@ fn push_hex(out: &mut String, v: u64) {
 
 fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) -> bool {
     out.push('[');
+    let mut printed = 0;
     for (k, &i) in ids.iter().enumerate() {
-        if k > 0 {
+        let start = out.len();
+        if printed > 0 {
             out.push('+');
         }
         let mut suffix = None;
@@ -344,7 +346,12 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
                 }
             };
         }
-        atom(&p.atoms[i], vals, suffix, out);
+        if atom(&p.atoms[i], vals, suffix, out) {
+            printed += 1;
+        } else {
+            // Left out (a base register RZ, an offset 0): no `+` for it.
+            out.truncate(start);
+        }
     }
     out.push(']');
     true

@@ -79,8 +79,11 @@ pub fn learn_operands(mut tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
         let Some(b) = Line::parse(theirs) else {
             continue;
         };
-        // One reading per word: the first matching variant whose text lines up with
-        // nvdisasm's (same guard and modifiers, as many atoms or one more).
+        // The matching variants whose text lines up with nvdisasm's (same guard and
+        // modifiers, as many atoms or one more), the first of each atom count: a form with
+        // one more operand reads the word too (LD_R_R_I_P's predicate at PT, left out), a
+        // sibling with the same operands is not another reading.
+        let mut counts: Vec<usize> = Vec::new();
         for id in std::iter::once(d.id).chain(d.others().iter().copied()) {
             let Some(dd) = codec.decode_as(id, d.word) else {
                 continue;
@@ -97,11 +100,13 @@ pub fn learn_operands(mut tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
             let (xa, xb) = (a.atoms(), b.atoms());
             if xa.len() != v.signature.atoms.len()
                 || !(xa.len() == xb.len() || xa.len() == xb.len() + 1)
+                || counts.contains(&xa.len())
             {
                 continue;
             }
+            counts.push(xa.len());
             let Some(fs) = by_variant.get(&(id.table as usize, id.variant as usize)) else {
-                break;
+                continue;
             };
             for &&(ti, vi, fi, k, ref silent) in fs.iter() {
                 let Some(seen) = atom_at(&xa, &xb, k) else {
@@ -128,7 +133,6 @@ pub fn learn_operands(mut tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
                         .or_default() += 1;
                 }
             }
-            break;
         }
     }
     for ((ti, vi, fi), (plain_votes, ctx_votes)) in votes {
