@@ -1,5 +1,6 @@
 //! Operands as nvdisasm prints them, learned per value for every operand field of up to
-//! [`MAX_BITS`] bits, with a context bit where one explains more texts: SM80 LD's predicate
+//! [`MAX_BITS`] bits (a wider one: whether its 0 is left out, `[R34]` not `[R34+0x0]`), with
+//! a context bit where one explains more texts: SM80 LD's predicate
 //! operand (bits 64-66) prints `P(7-v)`, nothing at v = 0 (PT), and `!` when bit 67 (the
 //! table's `cNOT` flag, which prints nothing itself) is set: `!P3`, `!PT`.
 //!
@@ -27,9 +28,18 @@ pub const MIN_GAIN: usize = 8;
 type Votes = HashMap<u64, HashMap<String, usize>>;
 
 /// Learns operand names (and context bits) for every variant of `tables` from the accepted
-/// texts of `entries` (the caller keeps the check split out).
-pub fn learn_operands(mut tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
-    // The plain rule: the tables with every small operand field's names and context cleared.
+/// texts of `entries` (the caller keeps the check split out): first the fields of up to
+/// [`MAX_BITS`] bits (wide fields printed in full), then whether each wide field's 0 is left
+/// out (with the small fields printed as learned, so a word whose predicate nvdisasm also
+/// leaves out lines up).
+pub fn learn_operands(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
+    let tables = learn_pass(tables, entries, false);
+    learn_pass(tables, entries, true)
+}
+
+/// One pass over the operand fields of up to [`MAX_BITS`] bits (`wide` false: every operand
+/// field printed by the plain rule) or over the wider ones (`wide` true: only they are).
+fn learn_pass(mut tables: Vec<Table>, entries: &[Entry], wide: bool) -> Vec<Table> {
     let mut plain = tables.clone();
     let mut targets: Vec<(usize, usize, usize, usize, Vec<usize>)> = Vec::new();
     for (ti, t) in plain.iter_mut().enumerate() {
@@ -48,12 +58,16 @@ pub fn learn_operands(mut tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
                 let FieldKind::Operand(k) = f.kind else {
                     continue;
                 };
-                if f.width() > MAX_BITS {
-                    continue;
+                let is_wide = f.width() > MAX_BITS;
+                if is_wide || !wide {
+                    f.names.clear();
+                    f.context.clear();
                 }
-                f.names.clear();
-                f.context.clear();
-                targets.push((ti, vi, fi, k as usize, silent.clone()));
+                if is_wide == wide {
+                    // A wide field is only asked whether its 0 is left out (no context).
+                    let ctx = if wide { Vec::new() } else { silent.clone() };
+                    targets.push((ti, vi, fi, k as usize, ctx));
+                }
             }
         }
     }
@@ -137,6 +151,15 @@ pub fn learn_operands(mut tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
     }
     for ((ti, vi, fi), (plain_votes, ctx_votes)) in votes {
         let v = &mut tables[ti].variants[vi];
+        if v.fields[fi].width() > MAX_BITS {
+            let zero = majority(&plain_votes).get(&0).cloned();
+            let f = &mut v.fields[fi];
+            f.names.clear();
+            if zero.as_deref() == Some("") {
+                f.names.insert(0, String::new());
+            }
+            continue;
+        }
         let base = agreeing(&plain_votes);
         let best = ctx_votes
             .into_iter()
