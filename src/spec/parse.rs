@@ -337,13 +337,19 @@ pub const MAX_LABEL_INDEX: u32 = 63;
 
 /// Checks a layout label against the known kinds: `operand N`, `modi N` (N at most
 /// [`MAX_LABEL_INDEX`]), `modi`, `pred`, `predicate`, the scheduling fields, or a flag name (a
-/// letter, then letters, digits, `_`, `-`, `.`; at most 32 characters). The message quotes the
+/// letter, then letters, digits, `_`, `-`, `.`; at most 32 characters), each optionally
+/// followed by ` #K` (a segment of a split field, written by `emit`). The message quotes the
 /// label with control characters escaped.
 fn check_label(label: &str) -> Result<(), String> {
     let shown: String = label.chars().flat_map(char::escape_default).collect();
     if label.chars().any(char::is_control) {
         return Err(format!("label `{shown}` holds a control character"));
     }
+    // A segment of a split field, as resolved tables write it: `modi 1 #0`.
+    let label = match label.rsplit_once(" #") {
+        Some((base, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => label,
+    };
     for (prefix, what) in [("operand", "operand"), ("modi", "modifier group")] {
         let Some(rest) = label.strip_prefix(prefix) else {
             continue;
