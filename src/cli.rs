@@ -13,7 +13,7 @@ use sass_conform::reading::combos::Split;
 use sass_conform::reading::model::Model;
 use sass_conform::render::Renderer;
 use sass_conform::spec::{self, ModifierName};
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -468,7 +468,7 @@ fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", report.to_text(a.top));
+        write!(std::io::stdout().lock(), "{}", report.to_text(a.top))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -571,24 +571,16 @@ fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads the words of a decode/check call: arguments, or stdin lines for `-`.
+/// Reads the words of a decode/check call: arguments, or stdin lines for `-` (strict hex,
+/// lines of at most 4 KiB: see [`sass_conform::words`]).
 fn for_each_word(args: &[String], mut f: impl FnMut(Word) -> Result<()>) -> Result<()> {
     for a in args {
         if a == "-" {
-            let stdin = std::io::stdin().lock();
-            for (i, line) in stdin.lines().enumerate() {
-                let line = line.context("reading stdin")?;
-                let t = line.trim();
-                if t.is_empty() || t.starts_with('#') {
-                    continue;
-                }
-                let w = Word::from_hex(t)
-                    .with_context(|| format!("stdin:{}: `{t}` is not a hex word", i + 1))?;
-                f(w)?;
+            for w in sass_conform::words::read_words(std::io::stdin().lock(), "stdin") {
+                f(Word(w?))?;
             }
         } else {
-            let w = Word::from_hex(a).with_context(|| format!("`{a}` is not a hex word"))?;
-            f(w)?;
+            f(Word(sass_conform::words::parse_word(a)?))?;
         }
     }
     Ok(())
@@ -784,7 +776,7 @@ fn oracle_manifest(a: &ManifestArgs) -> Result<ExitCode> {
     }
     let listed = oracle::ListedFiles::open(&a.oracle)?;
     let n = oracle::for_each_entry_where(&a.oracle, |_| true, |_| {})?;
-    println!(
+    outln!(
         "{}: {} files, {n} entries: all match {}",
         a.oracle.display(),
         listed.files.len(),

@@ -32,9 +32,12 @@ fn interrupted(e: &anyhow::Error) -> Option<i32> {
 
 /// A closed stdout (`sass-conform lint | head`) is not an error.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    // serde_json's error does not list its io::Error among the causes: asked directly.
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
 }
 

@@ -88,7 +88,10 @@ fn encode_refuses_invalid_modifiers_unless_allowed() {
 fn bad_words_name_the_input() {
     let (ok, _, err) = run(&["decode", "--arch", "SM100", "xyz"]);
     assert!(!ok);
-    assert_eq!(err, "sass-conform: error: `xyz` is not a hex word\n");
+    assert_eq!(
+        err,
+        "sass-conform: error: `xyz` is not a hex word: `x` (column 1) is not a hex digit\n"
+    );
     let (ok, _, err) = run(&["decode", "--arch", "SM75", "0"]);
     assert!(!ok);
     assert!(err.contains("no table is loaded for SM75"), "{err}");

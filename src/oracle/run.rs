@@ -61,17 +61,40 @@ pub fn read_words<R: BufRead>(
     name: &Path,
 ) -> impl Iterator<Item = Result<u128, OracleError>> {
     let name = name.to_path_buf();
-    let mut lines = input.lines();
-    let mut line_no = 0u64;
+    // Lines are bounded (crate::words::MAX_LINE): a huge line is an error, not a huge buffer.
+    let mut lines = crate::words::WordLines::new(input, name.display().to_string());
     let mut failed = false;
     std::iter::from_fn(move || {
         while !failed {
-            line_no += 1;
-            let line = match lines.next()? {
+            let (line_no, line) = match lines.next()? {
                 Ok(l) => l,
+                Err(crate::words::WordError::Io { source, .. }) => {
+                    failed = true;
+                    return Some(Err(OracleError::io(&name, source)));
+                }
                 Err(e) => {
                     failed = true;
-                    return Some(Err(OracleError::io(&name, e)));
+                    let (line, message) = match &e {
+                        crate::words::WordError::LineTooLong { line, head, .. } => (
+                            *line,
+                            format!(
+                                "line longer than {} bytes, starting `{head}`",
+                                crate::words::MAX_LINE
+                            ),
+                        ),
+                        crate::words::WordError::NotUtf8 {
+                            line, byte, column, ..
+                        } => (
+                            *line,
+                            format!("not UTF-8 (byte 0x{byte:02x} at byte {column} of the line)"),
+                        ),
+                        _ => (0, e.to_string()),
+                    };
+                    return Some(Err(OracleError::BadFile {
+                        path: name.clone(),
+                        line: line as u64,
+                        message,
+                    }));
                 }
             };
             let t = line.trim();
@@ -91,8 +114,11 @@ pub fn read_words<R: BufRead>(
                     failed = true;
                     Err(OracleError::BadFile {
                         path: name.clone(),
-                        line: line_no,
-                        message: format!("`{t}` is not a word (32 hex digits)"),
+                        line: line_no as u64,
+                        message: format!(
+                            "`{}` is not a word (32 hex digits)",
+                            crate::words::quote(t)
+                        ),
                     })
                 }
             });
@@ -337,6 +363,35 @@ mod tests {
         assert_eq!(got.len(), 2, "stops after the first bad line");
         let err = got[1].as_ref().unwrap_err().to_string();
         assert_eq!(err, "w.txt:3: `794d` is not a word (32 hex digits)");
+    }
+
+    #[test]
+    fn a_word_list_line_is_bounded_and_quoted_short() {
+        // An endless line: an error after 4 KiB, quoting 80 characters.
+        let endless = std::io::BufReader::new(std::io::repeat(b'f'));
+        let got: Vec<Result<u128, OracleError>> = read_words(endless, Path::new("w.txt")).collect();
+        assert_eq!(got.len(), 1);
+        assert_eq!(
+            got[0].as_ref().unwrap_err().to_string(),
+            format!(
+                "w.txt:1: line longer than 4096 bytes, starting `{}…`",
+                "f".repeat(80)
+            )
+        );
+        let text = format!("{}\n", "g".repeat(1000));
+        let got: Vec<_> = read_words(text.as_bytes(), Path::new("w.txt")).collect();
+        assert_eq!(
+            got[0].as_ref().unwrap_err().to_string(),
+            format!(
+                "w.txt:1: `{}…` is not a word (32 hex digits)",
+                "g".repeat(80)
+            )
+        );
+        let got: Vec<_> = read_words(&b"\xc3(\n"[..], Path::new("w.txt")).collect();
+        assert_eq!(
+            got[0].as_ref().unwrap_err().to_string(),
+            "w.txt:1: not UTF-8 (byte 0xc3 at byte 1 of the line)"
+        );
     }
 
     #[test]

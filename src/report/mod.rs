@@ -72,6 +72,14 @@ pub enum ReportError {
         /// What is wrong.
         message: String,
     },
+    /// A baseline whose `schema` is not [`SCHEMA`] (another version, or none at all).
+    #[error("{path}: schema is {found}, expected `{SCHEMA}`; refusing it as a baseline")]
+    Schema {
+        /// The baseline file.
+        path: PathBuf,
+        /// What its `schema` holds, quoted (`` `sass-conform-report/0` ``), or `missing`.
+        found: String,
+    },
     /// Writing CSV.
     #[error("{path}: {message}")]
     Csv {
@@ -94,7 +102,8 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError 
 pub struct Options {
     /// Folder (or file) of tables.
     pub specs: PathBuf,
-    /// Oracle folders (recursively `*.tsv`); their entries are compared together.
+    /// Oracle folders (recursively `*.tsv`); their entries are compared together. A folder or
+    /// file reached twice (same canonical path) is read once.
     pub oracle: Vec<PathBuf>,
     /// Resolved tables; used for the diff when the file exists.
     pub resolved: Option<PathBuf>,
@@ -432,13 +441,32 @@ pub struct Report {
 
 impl Report {
     /// Reads a report.json (a baseline).
+    ///
+    /// Errors: [`ReportError::Io`], [`ReportError::Json`] (not JSON, or not a report), and
+    /// [`ReportError::Schema`] when its `schema` is not exactly [`SCHEMA`] (checked first, so
+    /// a report of another schema is named as such rather than as a field mismatch).
     pub fn read(path: &Path) -> Result<Report, ReportError> {
         let data = std::fs::read(path).map_err(io_err(path))?;
-        serde_json::from_slice(&data).map_err(|e| ReportError::Json {
+        let json_err = |e: serde_json::Error| ReportError::Json {
             path: path.to_path_buf(),
             line: e.line(),
             message: e.to_string(),
-        })
+        };
+        let value: serde_json::Value = serde_json::from_slice(&data).map_err(json_err)?;
+        let found = match value.get("schema") {
+            Some(serde_json::Value::String(s)) if s == SCHEMA => None,
+            Some(serde_json::Value::String(s)) => Some(format!("`{}`", cut(s, 80))),
+            Some(other) => Some(format!("`{}`", cut(&other.to_string(), 80))),
+            None => Some("missing".to_string()),
+        };
+        if let Some(found) = found {
+            return Err(ReportError::Schema {
+                path: path.to_path_buf(),
+                found,
+            });
+        }
+        drop(value);
+        serde_json::from_slice(&data).map_err(json_err)
     }
     /// The regressions found by the comparison (empty without a baseline).
     pub fn regressions(&self) -> &[String] {
@@ -490,12 +518,26 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
         ..Default::default()
     };
     let mut entries: Vec<Entry> = Vec::new();
+    // The same folder named twice (`X`, `./X`, a symlink to X) or a folder inside another is
+    // read once: folders and files are compared by their canonical paths.
+    let mut seen_dirs = std::collections::HashSet::new();
+    let mut seen_files = std::collections::HashSet::new();
     for dir in &opts.oracle {
+        // A folder that is not there is left to load_dir to judge.
+        let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        if !seen_dirs.insert(canonical) {
+            continue;
+        }
         // Answers for other archs (oracle/arch-infer/) are not evidence about these tables.
-        let files: Vec<_> = oracle::load_dir(dir)?
-            .into_iter()
-            .filter(|(p, _)| oracle::is_evidence_file(p))
-            .collect();
+        let mut files = Vec::new();
+        for (p, e) in oracle::load_dir(dir)? {
+            if !oracle::is_evidence_file(&p) {
+                continue;
+            }
+            if seen_files.insert(p.canonicalize().map_err(io_err(&p))?) {
+                files.push((p, e));
+            }
+        }
         let n: usize = files.iter().map(|(_, e)| e.len()).sum();
         inputs.oracle.push(OracleInput {
             dir: dir.display().to_string(),
@@ -829,43 +871,95 @@ fn table_claim(t: &TableBit) -> String {
     }
 }
 
-/// Writes `data` to `path` through a temp file and a rename.
-pub(crate) fn write_atomic(path: &Path, data: &[u8]) -> Result<(), ReportError> {
-    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(d).map_err(io_err(d))?;
-    }
-    let tmp = path.with_extension(format!(
-        "{}.tmp{}",
-        path.extension().and_then(|e| e.to_str()).unwrap_or(""),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, data).map_err(io_err(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io_err(path))
-}
+/// The four files of a report, in the order they are written.
+pub const REPORT_FILES: [&str; 4] = ["report.json", "report.csv", "report.md", "report.html"];
 
-/// Writes report.json, report.csv, report.md and report.html into `out`.
+/// Writes report.json, report.csv, report.md and report.html into `out`, as a set: all four
+/// are rendered and written into a staging folder `out/.report-staging.<pid>` first, then
+/// renamed into place (the files they replace are moved aside and put back if a rename fails).
+/// On any error the previous set is left as it was and the staging folder is removed.
 pub fn write_all(report: &Report, out: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let json = out.join("report.json");
-    let mut data = serde_json::to_vec_pretty(report).map_err(|e| ReportError::Json {
-        path: json.clone(),
+    let [json_name, csv_name, md_name, html_name] = REPORT_FILES;
+    let mut json = serde_json::to_vec_pretty(report).map_err(|e| ReportError::Json {
+        path: out.join(json_name),
         line: 0,
         message: e.to_string(),
     })?;
-    data.push(b'\n');
-    write_atomic(&json, &data)?;
-    let csv = out.join("report.csv");
-    write_atomic(
-        &csv,
-        &text::csv(report).map_err(|message| ReportError::Csv {
-            path: csv.clone(),
-            message,
-        })?,
-    )?;
-    let md = out.join("report.md");
-    write_atomic(&md, text::markdown(report).as_bytes())?;
-    let html = out.join("report.html");
-    write_atomic(&html, html::page(report).as_bytes())?;
-    Ok(vec![json, csv, md, html])
+    json.push(b'\n');
+    let csv = text::csv(report).map_err(|message| ReportError::Csv {
+        path: out.join(csv_name),
+        message,
+    })?;
+    let contents: [(&str, Vec<u8>); 4] = [
+        (json_name, json),
+        (csv_name, csv),
+        (md_name, text::markdown(report).into_bytes()),
+        (html_name, html::page(report).into_bytes()),
+    ];
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    let staging = out.join(format!(".report-staging.{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir(&staging).map_err(io_err(&staging))?;
+    let result = (|| {
+        for (name, data) in &contents {
+            let p = staging.join(name);
+            std::fs::write(&p, data).map_err(io_err(&p))?;
+        }
+        swap_in(&staging, out, &REPORT_FILES)
+    })();
+    let _ = std::fs::remove_dir_all(&staging);
+    result?;
+    Ok(REPORT_FILES.iter().map(|n| out.join(n)).collect())
+}
+
+/// Renames `staging/<name>` to `out/<name>` for every name, moving each replaced file to
+/// `staging/<name>.old` first; on a failure, undoes the renames done so far.
+fn swap_in(staging: &Path, out: &Path, names: &[&str]) -> Result<(), ReportError> {
+    // (target, backup of what it replaced, if anything)
+    let mut done: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
+    let mut step = |name: &str| -> Result<(), ReportError> {
+        let target = out.join(name);
+        let backup = staging.join(format!("{name}.old"));
+        let had_old = match std::fs::symlink_metadata(&target) {
+            Ok(m) if m.is_dir() => {
+                return Err(ReportError::Io {
+                    path: target.clone(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::IsADirectory,
+                        "is a folder, not a report file",
+                    ),
+                });
+            }
+            Ok(_) => {
+                std::fs::rename(&target, &backup).map_err(io_err(&target))?;
+                true
+            }
+            Err(_) => false,
+        };
+        let renamed = std::fs::rename(staging.join(name), &target).map_err(io_err(&target));
+        done.push((target, had_old.then_some(backup)));
+        renamed
+    };
+    let mut result = Ok(());
+    for name in names {
+        result = step(name);
+        if result.is_err() {
+            break;
+        }
+    }
+    if result.is_err() {
+        for (target, backup) in done.into_iter().rev() {
+            match backup {
+                Some(b) => {
+                    let _ = std::fs::rename(&b, &target);
+                }
+                None => {
+                    let _ = std::fs::remove_file(&target);
+                }
+            }
+        }
+    }
+    result
 }
 
 /// What [`run`] did.

@@ -56,12 +56,60 @@ pub fn csv(r: &Report) -> Result<Vec<u8>, String> {
 
 /// Escapes `|` and newlines for a Markdown table cell, in backticks when `code`.
 fn cell(s: &str, code: bool) -> String {
-    let s = s.replace('|', "\\|").replace('\n', " ");
     if code && !s.is_empty() {
-        format!("`{}`", s.replace('`', "'"))
+        md_code(s).replace('|', "\\|")
     } else {
-        s
+        md_text(s)
     }
+}
+
+/// `s` as markdown text that renders as itself: HTML special characters as entities, markdown
+/// punctuation backslash-escaped, line breaks as spaces (names from folders and baselines are
+/// not trusted to be plain).
+pub(crate) fn md_text(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut o = String::with_capacity(s.len());
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '&' => o.push_str("&amp;"),
+            // An `_` between two letters or digits cannot start or end emphasis: kept plain,
+            // so variant keys read as they are.
+            '_' if i > 0
+                && chars[i - 1].is_alphanumeric()
+                && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric()) =>
+            {
+                o.push('_')
+            }
+            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '#' | '|' | '!' | '~' => {
+                o.push('\\');
+                o.push(c);
+            }
+            '\n' | '\r' | '\t' => o.push(' '),
+            c if c.is_control() => o.push('\u{fffd}'),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// `s` as a markdown code span: nothing in it is read as HTML or markdown; a backtick (which
+/// would end the span) becomes `'`, line breaks spaces.
+pub(crate) fn md_code(s: &str) -> String {
+    let t: String = s
+        .chars()
+        .map(|c| match c {
+            '`' => '\'',
+            '\n' | '\r' | '\t' => ' ',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect();
+    if t.trim().is_empty() {
+        return "` `".into();
+    }
+    format!("`{t}`")
 }
 
 /// Rows grouped by arch (arch order), table order inside.
@@ -85,30 +133,30 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(o, "# sass-conform report\n");
     let _ = writeln!(
         o,
-        "Generated {} by sass-conform {}; tables `{}`, view **{}**; oracle {}; nvdisasm {}.\n",
-        r.generated,
-        r.tool_version,
-        r.inputs.specs,
-        r.inputs.view,
+        "Generated {} by sass-conform {}; tables {}, view **{}**; oracle {}; nvdisasm {}.\n",
+        md_text(&r.generated),
+        md_text(&r.tool_version),
+        md_code(&r.inputs.specs),
+        md_text(&r.inputs.view),
         r.inputs
             .oracle
             .iter()
-            .map(|o| format!("`{}` ({} entries)", o.dir, o.entries))
+            .map(|o| format!("{} ({} entries)", md_code(&o.dir), o.entries))
             .collect::<Vec<_>>()
             .join(", "),
         if r.inputs.nvdisasm_versions.is_empty() {
             "-".to_string()
         } else {
-            r.inputs.nvdisasm_versions.join(", ")
+            md_text(&r.inputs.nvdisasm_versions.join(", "))
         }
     );
     if let Some(c) = &r.comparison {
         if c.regressions.is_empty() {
-            let _ = writeln!(o, "**No regression** against `{}`.\n", c.baseline);
+            let _ = writeln!(o, "**No regression** against {}.\n", md_code(&c.baseline));
         } else {
-            let _ = writeln!(o, "**REGRESSION** against `{}`:\n", c.baseline);
+            let _ = writeln!(o, "**REGRESSION** against {}:\n", md_code(&c.baseline));
             for g in &c.regressions {
-                let _ = writeln!(o, "- {g}");
+                let _ = writeln!(o, "- {}", md_text(g));
             }
             o.push('\n');
         }
@@ -199,7 +247,7 @@ pub fn markdown(r: &Report) -> String {
         let _ = writeln!(
             o,
             "## Changes since the baseline ({})\n",
-            c.baseline_generated
+            md_text(&c.baseline_generated)
         );
         let section = |o: &mut String, title: &str, n: usize| {
             if !o.ends_with("\n\n") {
@@ -211,33 +259,33 @@ pub fn markdown(r: &Report) -> String {
         for m in c.new_mismatches.iter().take(50) {
             let _ = writeln!(
                 o,
-                "- {} word `{}` ({} {}): `{}`",
-                variant_name(m.arch, &m.key),
-                m.word,
-                m.cause,
-                m.field,
-                m.diff
+                "- {} word {} ({} {}): {}",
+                md_text(&variant_name(m.arch, &m.key)),
+                md_code(&m.word),
+                md_text(&m.cause.to_string()),
+                md_text(&m.field),
+                md_code(&m.diff)
             );
         }
         section(&mut o, "Fixed mismatches", c.fixed_mismatches.len());
         for m in c.fixed_mismatches.iter().take(50) {
             let _ = writeln!(
                 o,
-                "- {} word `{}`: nvdisasm `{}`",
-                variant_name(m.arch, &m.key),
-                m.word,
-                m.nvdisasm
+                "- {} word {}: nvdisasm {}",
+                md_text(&variant_name(m.arch, &m.key)),
+                md_code(&m.word),
+                md_code(&m.nvdisasm)
             );
         }
         section(&mut o, "Changed texts", c.changed_texts.len());
         for t in c.changed_texts.iter().take(50) {
             let _ = writeln!(
                 o,
-                "- {} word `{}`, {}: `{}`",
-                variant_name(t.arch, &t.key),
-                t.word,
-                t.side,
-                t.diff
+                "- {} word {}, {}: {}",
+                md_text(&variant_name(t.arch, &t.key)),
+                md_code(&t.word),
+                md_text(&t.side),
+                md_code(&t.diff)
             );
         }
         section(&mut o, "Agreement down", c.agreement_down.len());
@@ -245,7 +293,7 @@ pub fn markdown(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "- {}: {} -> {} ({} -> {} words)",
-                variant_name(a.arch, &a.key),
+                md_text(&variant_name(a.arch, &a.key)),
                 pct(a.before),
                 pct(a.after),
                 a.words_before,
@@ -257,7 +305,7 @@ pub fn markdown(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "- {}: {} -> {}",
-                variant_name(a.arch, &a.key),
+                md_text(&variant_name(a.arch, &a.key)),
                 pct(a.before),
                 pct(a.after)
             );
@@ -266,32 +314,38 @@ pub fn markdown(r: &Report) -> String {
         for b in &c.bits_changed {
             let _ = writeln!(
                 o,
-                "- {}: bits {} `{}` -> `{}`",
-                variant_name(b.arch, &b.key),
+                "- {}: bits {} {} -> {}",
+                md_text(&variant_name(b.arch, &b.key)),
                 compact_bits(&b.bits),
-                b.before,
-                b.after
+                md_code(&b.before),
+                md_code(&b.after)
             );
         }
         section(&mut o, "New findings", c.new_findings.len());
         for f in c.new_findings.iter().take(50) {
-            let _ = writeln!(o, "- {}", f.line_text());
+            let _ = writeln!(o, "- {}", md_text(&f.line_text()));
         }
         section(&mut o, "Gone findings", c.gone_findings.len());
         for f in c.gone_findings.iter().take(50) {
-            let _ = writeln!(o, "- {}", f.line_text());
+            let _ = writeln!(o, "- {}", md_text(&f.line_text()));
         }
         section(&mut o, "New fuzz crashes", c.new_crashes.len());
         for x in &c.new_crashes {
-            let _ = writeln!(o, "- {} `{}`: `{}`", x.target, x.file, x.reproduce);
+            let _ = writeln!(
+                o,
+                "- {} {}: {}",
+                md_text(&x.target),
+                md_code(&x.file),
+                md_code(&x.reproduce)
+            );
         }
         o.push('\n');
         if !c.variants_added.is_empty() || !c.variants_removed.is_empty() {
             let _ = writeln!(
                 o,
                 "Variants added: {}; removed: {}.\n",
-                c.variants_added.join(", "),
-                c.variants_removed.join(", ")
+                md_text(&c.variants_added.join(", ")),
+                md_text(&c.variants_removed.join(", "))
             );
         }
     }
@@ -343,7 +397,7 @@ pub fn markdown(r: &Report) -> String {
             g.count,
             cell(&g.key, true),
             cell(&g.field, false),
-            g.cause,
+            md_text(&g.cause.to_string()),
             cell(&g.example.word, true),
             cell(&cut(&g.example.diff, 160), true)
         );
@@ -361,18 +415,18 @@ pub fn markdown(r: &Report) -> String {
     for x in &r.crashes {
         let _ = writeln!(
             o,
-            "- {} `{}` ({}, {} bytes{}){}: reproduce with `{}`{}",
-            x.target,
-            x.file,
-            x.kind,
+            "- {} {} ({}, {} bytes{}){}: reproduce with {}{}",
+            md_text(&x.target),
+            md_code(&x.file),
+            md_text(&x.kind.to_string()),
             x.size,
             if x.minimized { ", minimised" } else { "" },
             if x.variants.is_empty() {
                 String::new()
             } else {
-                format!(" on {}", x.variants.join(", "))
+                format!(" on {}", md_text(&x.variants.join(", ")))
             },
-            x.reproduce,
+            md_code(&x.reproduce),
             x.message
                 .as_ref()
                 .map(|m| format!(" — {}", cell(m, false)))
@@ -385,7 +439,7 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(o, "| kind | count |");
     let _ = writeln!(o, "|---|---:|");
     for (k, n) in &s.findings_by_kind {
-        let _ = writeln!(o, "| {k} | {n} |");
+        let _ = writeln!(o, "| {} | {n} |", md_text(k));
     }
     o
 }
@@ -450,4 +504,26 @@ pub fn last_line(r: &Report) -> Option<String> {
     } else {
         format!("regression: {}", c.regressions.join("; "))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md_text_escapes_html_and_markdown() {
+        assert_eq!(
+            md_text("<img src=x>&[a](b) *x* `c` |d| #e _f_ TLD_P_R\nnext"),
+            "&lt;img src=x&gt;&amp;\\[a\\]\\(b\\) \\*x\\* \\`c\\` \\|d\\| \\#e \\_f\\_ TLD_P_R next"
+        );
+        assert_eq!(md_text("a\u{0}b"), "a\u{fffd}b");
+    }
+
+    #[test]
+    fn md_code_is_one_span() {
+        assert_eq!(md_code("a`b<c>\nd"), "`a'b<c> d`");
+        assert_eq!(md_code(""), "` `");
+        assert_eq!(cell("x|y", true), "`x\\|y`");
+        assert_eq!(cell("<x>|y", false), "&lt;x&gt;\\|y");
+    }
 }

@@ -23,6 +23,14 @@ pub enum SpecError {
         /// What was expected and found.
         message: String,
     },
+    /// A path that cannot be used as a table (a symbolic link out of the specs folder).
+    #[error("{path}: {message}")]
+    Path {
+        /// The path as found.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
     /// The file could not be read.
     #[error("{path}: {source}")]
     Io {
@@ -38,26 +46,80 @@ pub const ARCH_MANIFEST: &str = "ARCH_MANIFEST.tsv";
 
 /// Reads and parses one table file. `arch` (from `--arch`) overrides a missing header arch and
 /// wins over the manifest; a header arch always stands.
+///
+/// Errors ([`SpecError::Syntax`] with file and line): bytes that are not UTF-8; anything
+/// [`parse_table`] refuses; a variant count other than the one the arch manifest gives for the
+/// file (its optional fourth column; dialect B declares none in the file itself).
 pub fn load_table(path: &Path, arch: Option<Arch>) -> Result<Table, SpecError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
+    let bytes = std::fs::read(path).map_err(|source| SpecError::Io {
         path: path.to_path_buf(),
         source,
     })?;
+    let text = utf8(&path.display().to_string(), bytes)?;
     let mut t = parse_table(&path.display().to_string(), &text)?;
+    let row = manifest_row(path)?;
     if t.arch.is_none() {
         if let Some(a) = arch {
             t.arch = Some(a);
             t.arch_source = "option".into();
-        } else if let Some(a) = manifest_arch(path)? {
-            t.arch = Some(a);
+        } else if let Some(r) = &row {
+            t.arch = Some(r.arch);
             t.arch_source = "manifest".into();
         }
+    }
+    if let Some(r) = &row
+        && let Some(n) = r.variants
+        && n != t.variants.len()
+    {
+        return Err(SpecError::Syntax {
+            file: t.path.clone(),
+            line: 1,
+            message: format!(
+                "{}:{} expects {n} variants, the file has {} (cut short or extended?)",
+                r.file,
+                r.line,
+                t.variants.len()
+            ),
+        });
     }
     Ok(t)
 }
 
-/// Looks `path` up in the `ARCH_MANIFEST.tsv` of its folder or the folder above.
-fn manifest_arch(path: &Path) -> Result<Option<Arch>, SpecError> {
+/// `bytes` as text, or [`SpecError::Syntax`] naming the line and column of the first byte
+/// that is not UTF-8.
+fn utf8(file: &str, bytes: Vec<u8>) -> Result<String, SpecError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        SpecError::Syntax {
+            file: file.to_string(),
+            line: bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1,
+            message: format!(
+                "not UTF-8: byte 0x{:02x} at byte {} of the line",
+                bytes[at],
+                at - line_start + 1
+            ),
+        }
+    })
+}
+
+/// A table's row of an arch manifest.
+struct ManifestRow {
+    arch: Arch,
+    /// The optional fourth column: how many variants the table has.
+    variants: Option<usize>,
+    /// The manifest file and the row's 1-based line.
+    file: String,
+    line: usize,
+}
+
+/// Looks `path` up in the `ARCH_MANIFEST.tsv` of its folder or the folder above:
+/// `path<TAB>arch<TAB>why[<TAB>variants]`.
+fn manifest_row(path: &Path) -> Result<Option<ManifestRow>, SpecError> {
     let mut dir = path.parent();
     for _ in 0..2 {
         let Some(d) = dir else { break };
@@ -81,7 +143,22 @@ fn manifest_arch(path: &Path) -> Result<Option<Arch>, SpecError> {
                     });
                 };
                 if Path::new(p) == rel {
-                    return parse::parse_arch(&m.display().to_string(), i + 1, a).map(Some);
+                    let file = m.display().to_string();
+                    let arch = parse::parse_arch(&file, i + 1, a)?;
+                    let variants = match cols.nth(1).map(str::trim) {
+                        None | Some("") => None,
+                        Some(n) => Some(n.parse().map_err(|_| SpecError::Syntax {
+                            file: file.clone(),
+                            line: i + 1,
+                            message: format!("`{n}` is not a variant count"),
+                        })?),
+                    };
+                    return Ok(Some(ManifestRow {
+                        arch,
+                        variants,
+                        file,
+                        line: i + 1,
+                    }));
                 }
             }
         }
@@ -91,11 +168,18 @@ fn manifest_arch(path: &Path) -> Result<Option<Arch>, SpecError> {
 }
 
 /// Every `*.txt` table under `dir` (recursively, sorted by path), or `dir` itself if it is a
-/// file.
+/// file. Symbolic links are followed only to places inside `dir`; a link pointing out of it is
+/// an error. A file or folder reached twice (through links) is listed once, under its first
+/// path in sorted order.
 pub fn table_paths(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
     if dir.is_file() {
         return Ok(vec![dir.to_path_buf()]);
     }
+    let root = dir.canonicalize().map_err(|source| SpecError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut seen_dirs = std::collections::HashSet::from([root.clone()]);
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -110,23 +194,53 @@ pub fn table_paths(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
                     source,
                 })?
                 .path();
+            let canonical = p.canonicalize().map_err(|_| SpecError::Path {
+                path: p.clone(),
+                message: "symbolic link to nothing".into(),
+            })?;
+            if !canonical.starts_with(&root) {
+                return Err(SpecError::Path {
+                    path: p.clone(),
+                    message: format!(
+                        "symbolic link out of {} (to {}): not followed",
+                        dir.display(),
+                        canonical.display()
+                    ),
+                });
+            }
             if p.is_dir() {
-                stack.push(p);
+                if seen_dirs.insert(canonical) {
+                    stack.push(p);
+                }
             } else if p.extension().is_some_and(|x| x == "txt") {
-                out.push(p);
+                out.push((p, canonical));
             }
         }
     }
     out.sort();
-    Ok(out)
+    let mut seen = std::collections::HashSet::new();
+    Ok(out
+        .into_iter()
+        .filter(|(_, c)| seen.insert(c.clone()))
+        .map(|(p, _)| p)
+        .collect())
 }
 
 /// Loads every table under each of `paths` (folders or files). `arch` as in [`load_table`].
+///
+/// A table reached twice (the same path given twice, or through a link) is loaded once.
 pub fn load_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<Table>, SpecError> {
     let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for p in paths {
         for f in table_paths(p)? {
-            out.push(load_table(&f, arch)?);
+            let canonical = f.canonicalize().map_err(|source| SpecError::Io {
+                path: f.clone(),
+                source,
+            })?;
+            if seen.insert(canonical) {
+                out.push(load_table(&f, arch)?);
+            }
         }
     }
     Ok(out)

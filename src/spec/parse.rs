@@ -69,6 +69,8 @@ impl<'a> Cursor<'a> {
 /// dialect. Oddities that leave the table usable (header gaps, cut-off rows, split labels, modi
 /// labels with no table...) are kept in [`Table::oddities`].
 pub fn parse_table(file: &str, text: &str) -> Result<Table, SpecError> {
+    // A UTF-8 byte-order mark is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut cur = Cursor::new(file, text);
     if cur.at_end() {
         return Err(cur.err(1, "empty table file"));
@@ -88,8 +90,9 @@ pub fn parse_table(file: &str, text: &str) -> Result<Table, SpecError> {
         variants: Vec::new(),
         oddities: Vec::new(),
     };
+    let mut count_line = 0;
     if dialect == Dialect::A {
-        parse_file_header(&mut cur, &mut table)?;
+        count_line = parse_file_header(&mut cur, &mut table)?;
     }
     while !cur.at_end() {
         let v = parse_variant(&mut cur, &mut table)?;
@@ -105,16 +108,13 @@ pub fn parse_table(file: &str, text: &str) -> Result<Table, SpecError> {
     if let Some(n) = table.declared_variants
         && n != table.variants.len()
     {
-        table.oddities.push(Oddity {
-            line: 1,
-            key: String::new(),
-            kind: "variant-count".into(),
-            bits: vec![],
-            message: format!(
-                "header declares {n} variants, file has {}",
+        return Err(cur.err(
+            count_line,
+            format!(
+                "header declares {n} variants, the file has {} (cut short or extended?)",
                 table.variants.len()
             ),
-        });
+        ));
     }
     Ok(table)
 }
@@ -123,8 +123,9 @@ fn is_slot_line(t: &str) -> bool {
     t.starts_with("WRITE ") || t.starts_with("READ ")
 }
 
-/// Dialect A: mnemonic, description, `N variants on SMxx (NAME)`.
-fn parse_file_header(cur: &mut Cursor, table: &mut Table) -> Result<(), SpecError> {
+/// Dialect A: mnemonic, description, `N variants on SMxx (NAME)`. Returns the line of the
+/// count.
+fn parse_file_header(cur: &mut Cursor, table: &mut Table) -> Result<usize, SpecError> {
     let m = cur.next("the mnemonic")?;
     if m.text.contains(char::is_whitespace) || m.text.contains(',') {
         return Err(cur.err(m.no, format!("expected a mnemonic, found `{}`", m.text)));
@@ -150,7 +151,7 @@ fn parse_file_header(cur: &mut Cursor, table: &mut Table) -> Result<(), SpecErro
             ));
         }
     }
-    Ok(())
+    Ok(c.no)
 }
 
 fn parse_variant(cur: &mut Cursor, table: &mut Table) -> Result<Variant, SpecError> {
@@ -201,6 +202,21 @@ fn parse_variant(cur: &mut Cursor, table: &mut Table) -> Result<Variant, SpecErr
         }
         let g = parse_group(cur, table.dialect)?;
         v.groups.push(g);
+    }
+    if cur.at_end()
+        && v.groups.is_empty()
+        && let Some(f) = v
+            .fields
+            .iter()
+            .find(|f| matches!(f.kind, FieldKind::Modifier(_) | FieldKind::OperandModifier))
+    {
+        return Err(cur.err(
+            cur.last_line_no(),
+            format!(
+                "file ends after the layout of `{}`: label `{}` has no modifier table (cut short?)",
+                v.key, f.label
+            ),
+        ));
     }
     check_groups(&v, &mut table.oddities);
     Ok(v)
@@ -316,6 +332,59 @@ pub fn parse_signature(text: &str) -> Result<Signature, String> {
     })
 }
 
+/// Highest `N` of `operand N` and `modi N` labels.
+pub const MAX_LABEL_INDEX: u32 = 63;
+
+/// Checks a layout label against the known kinds: `operand N`, `modi N` (N at most
+/// [`MAX_LABEL_INDEX`]), `modi`, `pred`, `predicate`, the scheduling fields, or a flag name (a
+/// letter, then letters, digits, `_`, `-`, `.`; at most 32 characters), each optionally
+/// followed by ` #K` (a segment of a split field, written by `emit`). The message quotes the
+/// label with control characters escaped.
+fn check_label(label: &str) -> Result<(), String> {
+    let shown: String = label.chars().flat_map(char::escape_default).collect();
+    if label.chars().any(char::is_control) {
+        return Err(format!("label `{shown}` holds a control character"));
+    }
+    // A segment of a split field, as resolved tables write it: `modi 1 #0`.
+    let label = match label.rsplit_once(" #") {
+        Some((base, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => label,
+    };
+    for (prefix, what) in [("operand", "operand"), ("modi", "modifier group")] {
+        let Some(rest) = label.strip_prefix(prefix) else {
+            continue;
+        };
+        if prefix == "modi" && rest.is_empty() {
+            return Ok(());
+        }
+        let Some(n) = rest.strip_prefix(' ') else {
+            break; // `operandX`, `modifier`: judged as a flag name below
+        };
+        return match n.parse::<u32>() {
+            Ok(i) if i <= MAX_LABEL_INDEX && i.to_string() == n => Ok(()),
+            Ok(n) if n > MAX_LABEL_INDEX => Err(format!(
+                "label `{shown}`: {what} index {n} is out of range (at most {MAX_LABEL_INDEX})"
+            )),
+            _ => Err(format!(
+                "label `{shown}`: expected `{prefix} N` with N a number 0-{MAX_LABEL_INDEX}"
+            )),
+        };
+    }
+    let mut chars = label.chars();
+    let flag_like = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && label.len() <= 32;
+    if flag_like {
+        Ok(())
+    } else {
+        Err(format!(
+            "label `{shown}` is none of the known kinds (`operand N`, `modi N`, `modi`, `pred`, \
+             `predicate`, a scheduling field, or a flag name: a letter, then letters, digits, \
+             `_`, `-`, `.`)"
+        ))
+    }
+}
+
 /// Classifies a layout label. `None` for fixed bits and empty cells.
 fn classify(label: &str) -> FieldKind {
     let num = |p: &str| {
@@ -418,6 +487,17 @@ fn parse_layout(cur: &mut Cursor, v: &mut Variant, odd: &mut Vec<Oddity>) -> Res
                 ),
             ));
         }
+        if cells.len() < bits.len() && cur.at_end() {
+            return Err(cur.err(
+                c.no,
+                format!(
+                    "file ends inside the layout of `{}`: the row has {} of {} cells (cut short?)",
+                    v.key,
+                    cells.len(),
+                    bits.len()
+                ),
+            ));
+        }
         let mut open: Option<usize> = None; // index into acc of the field being continued
         for (i, &hb) in bits.iter().enumerate() {
             let bit = hb + 64 * half;
@@ -480,6 +560,7 @@ fn parse_layout(cur: &mut Cursor, v: &mut Variant, odd: &mut Vec<Oddity>) -> Res
                                 f
                             }
                             None => {
+                                check_label(label).map_err(|m| cur.err(c.no, m))?;
                                 acc.push(FieldAcc {
                                     label: label.to_string(),
                                     bits: BTreeSet::new(),
@@ -581,8 +662,25 @@ fn parse_group(cur: &mut Cursor, dialect: Dialect) -> Result<ModifierGroup, Spec
         cur.pos += 1;
         width = width.max(bin.len() as u32);
         let value = u32::from_str_radix(bin, 2).expect("checked binary digits");
+        if name.chars().any(char::is_control) {
+            let shown: String = name.chars().flat_map(char::escape_default).collect();
+            return Err(cur.err(
+                l.no,
+                format!("modifier name `{shown}` holds a control character"),
+            ));
+        }
         let name = if dialect == Dialect::B {
-            name.strip_suffix('.').unwrap_or(name)
+            // Every named row of dialect B ends with `.`: one without is cut short.
+            match name.strip_suffix('.') {
+                Some(n) => n,
+                None if name.is_empty() => name,
+                None => {
+                    return Err(cur.err(
+                        l.no,
+                        format!("modifier row `{text}` does not end with `.` (cut short?)"),
+                    ));
+                }
+            }
         } else {
             name
         };
