@@ -47,35 +47,35 @@ fn counts(s: &ArchSummary) -> [usize; 6] {
 #[test]
 fn committed_cubins_scan_offline() {
     let rep = offline(&["corpus/cubins"]).unwrap();
-    assert_eq!(rep.files.len(), 24);
+    assert_eq!(rep.files.len(), 35);
     // Every word has a recorded answer: the recordings match the committed cubins.
-    assert_eq!(rep.answers.words, 2506);
-    assert_eq!(rep.answers.recorded, 2506);
+    assert_eq!(rep.answers.words, 13337);
+    assert_eq!(rep.answers.recorded, 13337);
     assert_eq!(rep.answers.missing, 0);
     assert_eq!(rep.answers.live, 0);
     assert_eq!(rep.archs.len(), 3);
 
     // Pinned figures of the tables as written, against nvdisasm 13.5.37's recorded answers.
     let sm80 = arch(&rep, 80);
-    assert_eq!(counts(sm80), [1512, 55, 1, 54, 55, 0]);
+    assert_eq!(counts(sm80), [6184, 497, 1, 496, 497, 0]);
     assert_eq!(sm80.tables, ["LD"]);
     assert_eq!(sm80.claimed_elsewhere, 10); // LDG words the LD table's opcode bits claim
-    assert_eq!(sm80.no_table_here.get("TEX"), Some(&37));
-    assert_eq!(sm80.no_table_here.get("TLD"), Some(&8));
-    assert_eq!(sm80.no_table_here.get("TLD4"), Some(&13));
+    assert_eq!(sm80.no_table_here.get("TEX"), Some(&235));
+    assert_eq!(sm80.no_table_here.get("TLD"), Some(&71));
+    assert_eq!(sm80.no_table_here.get("TLD4"), Some(&256));
 
     let sm90 = arch(&rep, 90);
-    assert_eq!(counts(sm90), [1176, 13, 13, 0, 13, 1]);
+    assert_eq!(counts(sm90), [5976, 256, 256, 0, 256, 41]);
     assert_eq!(sm90.tables, ["TLD4", "TMML"]);
-    assert_eq!(sm90.claimed_elsewhere, 28); // TEX and TLD words the TLD4 table's opcode claims
-    assert_eq!(sm90.no_table_here.get("LD"), Some(&55));
+    assert_eq!(sm90.claimed_elsewhere, 281); // TEX and TLD words the TLD4 table's opcode claims
+    assert_eq!(sm90.no_table_here.get("LD"), Some(&525));
     assert!(!sm90.variants.keys().any(|k| k.starts_with("TMML")));
 
     let sm100 = arch(&rep, 100);
-    assert_eq!(counts(sm100), [1184, 28, 0, 28, 28, 0]);
+    assert_eq!(counts(sm100), [5976, 281, 0, 281, 281, 0]);
     assert_eq!(sm100.tables, ["TEX", "TLD"]);
-    assert_eq!(sm100.no_table_here.get("LD"), Some(&55));
-    assert_eq!(sm100.no_table_here.get("TLD4"), Some(&13));
+    assert_eq!(sm100.no_table_here.get("LD"), Some(&525));
+    assert_eq!(sm100.no_table_here.get("TLD4"), Some(&256));
 
     // The coverage gaps: SM80 LD words set bit 76 (no UR operand), which every LD variant
     // fixes to 0; SM100 TEX/TLD words hold 0xff in bits 48..=55, which the tables fix to 0.
@@ -84,9 +84,12 @@ fn committed_cubins_scan_offline() {
         .iter()
         .find(|g| g.arch == Arch(80) && g.key == "LD_R_R_UR_I" && g.bits == [76])
         .unwrap();
-    assert_eq!(ld.count, 43);
+    assert_eq!(ld.count, 432);
     assert!(!ld.opcode_differs);
-    assert_eq!(ld.nvdisasm.as_deref(), Some("LD.E.U8 R4, [R4.64+0x5] ;"));
+    assert_eq!(
+        ld.nvdisasm.as_deref(),
+        Some("LD.E.NA.128 R12, [R26.64+0x370] ;")
+    );
     let tex = rep
         .gaps
         .iter()
@@ -94,10 +97,10 @@ fn committed_cubins_scan_offline() {
         .unwrap();
     assert_eq!(tex.bits, (48..=55).collect::<Vec<u8>>());
     let unmatched: usize = rep.gaps.iter().map(|g| g.count).sum();
-    assert_eq!(unmatched, 54 + 28);
+    assert_eq!(unmatched, 496 + 281);
 
     // Every tabled word is listed, with nvdisasm's text; agreement is exact text equality.
-    assert_eq!(rep.words.len(), 55 + 13 + 28);
+    assert_eq!(rep.words.len(), 497 + 256 + 281);
     for w in &rep.words {
         assert!(w.nvdisasm.is_some(), "{}", w.word);
         assert_eq!(
@@ -108,7 +111,7 @@ fn committed_cubins_scan_offline() {
         );
     }
     let mismatched: usize = rep.mismatches.iter().map(|m| m.count).sum();
-    assert_eq!(mismatched, (55 + 13 + 28) - 1);
+    assert_eq!(mismatched, (497 + 256 + 281) - 41);
 
     // Step 4: every matched word is a committed roundtrip seed.
     for w in rep.words.iter().filter(|w| w.matched) {
@@ -167,8 +170,10 @@ fn cli_prints_the_counts() {
     assert!(
         text.lines()
             .any(|l| l.split_whitespace().collect::<Vec<_>>()
-                == ["SM90", "8", "23", "1176", "13", "13", "0", "1/13", "(7.7%)"]),
+                == [
+                    "SM90", "12", "39", "5976", "256", "256", "0", "41/256", "(16.0%)"
+                ]),
         "{text}"
     );
-    assert!(text.contains("no table on SM80 for: TEX 37, TLD 8, TLD4 13"));
+    assert!(text.contains("no table on SM80 for: TEX 235, TLD 71, TLD4 256"));
 }
