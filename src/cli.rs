@@ -100,6 +100,8 @@ struct ArchInferArgs {
 
 #[derive(Args, Debug)]
 struct ScanArgs {
+    #[command(flatten)]
+    view: ViewArgs,
     /// Cubin files or folders (searched recursively for *.cubin).
     #[arg(default_value = "corpus/cubins")]
     paths: Vec<PathBuf>,
@@ -449,7 +451,7 @@ fn arch_infer_cmd(a: &ArchInferArgs) -> Result<ExitCode> {
 
 fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
     use sass_conform::conform::scan::{Live, ScanOptions, scan_paths};
-    let codec = load_codec(&a.specs)?;
+    let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
     let live = match (a.offline, a.live) {
         (true, _) => Live::Never,
         (_, true) => Live::Always,
@@ -464,7 +466,7 @@ fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
         seeds: a.seeds.clone(),
         command: std::env::args().collect::<Vec<_>>().join(" "),
     };
-    let report = scan_paths(&codec, &Renderer::new(&codec), &opts)?;
+    let report = scan_paths(&codec, &Renderer::new(&codec), model.as_ref(), &opts)?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -25,7 +25,7 @@ fn offline(paths: &[&str]) -> Result<ScanReport, ScanError> {
         live: Live::Never,
         ..ScanOptions::default()
     };
-    scan_paths(&codec, &r, &opts)
+    scan_paths(&codec, &r, None, &opts)
 }
 
 fn arch(report: &ScanReport, a: u16) -> &ArchSummary {

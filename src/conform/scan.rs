@@ -22,6 +22,8 @@ use crate::arch::Arch;
 use crate::codec::{Codec, FuzzCase, Verdict, Word, bit_list};
 use crate::conform::{first_difference, inline_diff};
 use crate::oracle::{self, Answer, Entry, Nvdisasm, OracleError};
+use crate::reading::legality::Legality;
+use crate::reading::model::Model;
 use crate::render::Renderer;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -435,7 +437,13 @@ pub fn base_mnemonic(text: &str) -> Option<&str> {
 }
 
 /// Scans cubins against the tables with the given answers (pure: no files, no nvdisasm).
-pub fn scan(codec: &Codec, r: &Renderer, cubins: &[Cubin], answers: &Answers) -> ScanReport {
+pub fn scan(
+    codec: &Codec,
+    r: &Renderer,
+    model: Option<&Model>,
+    cubins: &[Cubin],
+    answers: &Answers,
+) -> ScanReport {
     let all_tables: BTreeSet<&str> = codec.tables.iter().map(|t| t.mnemonic.as_str()).collect();
     let mut archs: BTreeMap<Arch, ArchSummary> = BTreeMap::new();
     let mut words = Vec::new();
@@ -476,7 +484,7 @@ pub fn scan(codec: &Codec, r: &Renderer, cubins: &[Cubin], answers: &Answers) ->
                     kernel: k.name.clone(),
                     address: 16 * i as u64,
                 };
-                let sw = match classify(codec, r, c.arch, w, answer, &s.tables, place) {
+                let sw = match classify(codec, r, model, c.arch, w, answer, &s.tables, place) {
                     Class::Tabled(sw) => sw,
                     Class::Foreign {
                         claim,
@@ -641,16 +649,26 @@ struct Claim {
 
 /// The claim of the tables of `arch` on `w`: a matching variant, or a table whose opcode bits
 /// match (nearest variant, [`Verdict::ReservedBit`]); `None` otherwise.
-fn codec_claim(codec: &Codec, r: &Renderer, arch: Arch, w: u128) -> Option<Claim> {
+fn codec_claim(
+    codec: &Codec,
+    r: &Renderer,
+    model: Option<&Model>,
+    arch: Arch,
+    w: u128,
+) -> Option<Claim> {
     let word = Word(w);
-    match codec.decode(arch, word) {
+    match codec
+        .decode(arch, word)
+        .map(|d| super::choose(codec, model, d))
+    {
         Some(d) => Some(Claim {
             table: codec.table(d.id).mnemonic.clone(),
             key: codec.variant(d.id).key.clone(),
             matched: true,
             bits: Vec::new(),
             verdict: codec.verdict_of(&d),
-            ours: Some(r.render(codec, &d)),
+            ours: (super::legality(codec, model, &d) == Legality::Legal)
+                .then(|| r.render(codec, &d)),
         }),
         None => match codec.check(arch, word) {
             Verdict::ReservedBit { key, bits } => {
@@ -709,16 +727,18 @@ enum Class {
 
 /// Classifies `w`: with an nvdisasm answer, nvdisasm's mnemonic decides whether the word is
 /// tabled; without one, the tables' claim does.
+#[allow(clippy::too_many_arguments)]
 fn classify(
     codec: &Codec,
     r: &Renderer,
+    model: Option<&Model>,
     arch: Arch,
     w: u128,
     answer: Option<&Answer>,
     arch_tables: &[String],
     place: impl FnOnce() -> Place,
 ) -> Class {
-    let claim = codec_claim(codec, r, arch, w);
+    let claim = codec_claim(codec, r, model, arch, w);
     let claim = match answer {
         None => claim,
         Some(a) => {
@@ -772,6 +792,7 @@ fn classify(
 pub fn scan_paths(
     codec: &Codec,
     r: &Renderer,
+    model: Option<&Model>,
     opts: &ScanOptions,
 ) -> Result<ScanReport, ScanError> {
     let cubins = cubin_paths(&opts.paths)?
@@ -845,7 +866,7 @@ pub fn scan_paths(
     if let (Some(dir), Some(nv)) = (&opts.record, &nv) {
         record(dir, &distinct, &answers, nv.version(), &opts.command)?;
     }
-    let mut report = scan(codec, r, &cubins, &answers);
+    let mut report = scan(codec, r, model, &cubins, &answers);
     report.answers = sources;
     if let Some(dir) = &opts.seeds {
         report.seeds_written = write_seeds(codec, &report, dir)?;
