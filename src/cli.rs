@@ -496,22 +496,6 @@ fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::T
     Ok(tables)
 }
 
-/// Streams every recorded entry of the evidence files under `dir` (see
-/// [`oracle::is_evidence_file`]) into `f`, one row at a time; returns how many there were.
-fn for_each_entry(dir: &Path, f: impl FnMut(Entry)) -> Result<usize> {
-    if !dir.is_dir() {
-        bail!(
-            "{}: no such oracle folder (record one with `sass-conform oracle record`)",
-            dir.display()
-        );
-    }
-    Ok(oracle::for_each_entry_where(
-        dir,
-        oracle::is_evidence_file,
-        f,
-    )?)
-}
-
 /// Every recorded entry under `dir`; an error when there is none.
 fn load_entries(dir: &Path) -> Result<Vec<Entry>> {
     load_entries_where(dir, oracle::is_evidence_file)
@@ -835,21 +819,39 @@ fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
 }
 
 fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
+    use sass_conform::conform::DiffCounts;
+    use sass_conform::reading::combos::figure_of;
     let (codec, view, model) = load_view_model(&a.specs, &a.view)?;
     let r = Renderer::new(&codec);
     let mut differ = Differ::new(&codec, &r).with_model(model.as_ref());
-    let n = for_each_entry(&a.oracle, |e| differ.add(&e))?;
+    let mut figures: std::collections::BTreeMap<String, DiffCounts> = Default::default();
+    if !a.oracle.is_dir() {
+        bail!(
+            "{}: no such oracle folder (record one with `sass-conform oracle record`)",
+            a.oracle.display()
+        );
+    }
+    let n = oracle::for_each_entry_in_files(&a.oracle, oracle::is_evidence_file, |p, e| {
+        let before = differ.counts().clone();
+        differ.add(&e);
+        figures
+            .entry(figure_of(p))
+            .or_default()
+            .add(&differ.counts().since(&before));
+    })?;
     if n == 0 {
         bail!(
             "{}: no oracle entries (*.tsv) in this folder",
             a.oracle.display()
         );
     }
-    let res = differ.finish();
+    let mut res = differ.finish();
+    res.figures = figures;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&res)?);
         return Ok(ExitCode::SUCCESS);
     }
+    print_figures(&res.figures)?;
     let c = &res.counts;
     outln!("tables                       {view}");
     outln!("entries                      {}", c.total);
@@ -890,6 +892,52 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The headline of `diff`: the check split per table and its total, then the compiler's
+/// words per arch (both never learned from), then what the reading learned from.
+fn print_figures(
+    figures: &std::collections::BTreeMap<String, sass_conform::conform::DiffCounts>,
+) -> Result<()> {
+    use sass_conform::conform::DiffCounts;
+    let line = |name: &str, c: &DiffCounts| {
+        let legal = c.matched + c.text_mismatch + c.we_reject_oracle_decodes;
+        format!(
+            "  {name:<22} {:>7} words  legal text {:>7.3}% ({}/{})  verdict {:>7.3}%",
+            c.total,
+            100.0 * c.legal_agreement(),
+            c.matched,
+            legal,
+            100.0 * c.verdict_agreement()
+        )
+    };
+    for (title, prefix) in [
+        ("check split (never learned from)", "check "),
+        (
+            "compiler words (ptxas cubins, never learned from)",
+            "ptxas ",
+        ),
+    ] {
+        let rows: Vec<_> = figures
+            .iter()
+            .filter(|(k, _)| k.starts_with(prefix))
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        outln!("{title}");
+        let mut all = DiffCounts::default();
+        for (k, c) in rows {
+            outln!("{}", line(&k[prefix.len()..], c));
+            all.add(c);
+        }
+        outln!("{}", line("all", &all));
+    }
+    if let Some(c) = figures.get("learned") {
+        outln!("learned from (sweeps, learn split)");
+        outln!("{}", line("all", c));
+    }
+    Ok(())
 }
 
 fn lint_cmd(a: &LintArgs) -> Result<ExitCode> {

@@ -155,6 +155,20 @@ impl DiffCounts {
     pub fn mismatched(&self) -> usize {
         self.total - self.matched - self.agree_illegal
     }
+    /// The counts added since `before` (an earlier copy of these).
+    pub fn since(&self, before: &DiffCounts) -> DiffCounts {
+        DiffCounts {
+            total: self.total - before.total,
+            matched: self.matched - before.matched,
+            agree_illegal: self.agree_illegal - before.agree_illegal,
+            text_mismatch: self.text_mismatch - before.text_mismatch,
+            oracle_illegal_we_decode: self.oracle_illegal_we_decode
+                - before.oracle_illegal_we_decode,
+            we_reject_oracle_decodes: self.we_reject_oracle_decodes
+                - before.we_reject_oracle_decodes,
+            no_variant: self.no_variant - before.no_variant,
+        }
+    }
     /// Adds another diff's counts to these.
     pub fn add(&mut self, c: &DiffCounts) {
         self.total += c.total;
@@ -208,6 +222,10 @@ pub struct DiffResult {
     pub counts: DiffCounts,
     /// Mismatch groups sorted by count (descending), then key, field, cause.
     pub groups: Vec<MismatchGroup>,
+    /// Counts per figure (`check SM80 LD`: the check split, never learned from; `ptxas SM80`:
+    /// the compiler's words, never learned from; `learned`), when the caller keeps them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub figures: BTreeMap<String, DiffCounts>,
 }
 
 /// Compares the project's predictions with every recorded entry (see [`Differ`]).
@@ -249,6 +267,11 @@ impl<'a> Differ<'a> {
     pub fn with_model(mut self, model: Option<&'a Model>) -> Differ<'a> {
         self.model = model;
         self
+    }
+
+    /// The counts so far.
+    pub fn counts(&self) -> &DiffCounts {
+        &self.counts
     }
 
     /// Compares one recorded answer with our decoding of its word.
@@ -383,6 +406,7 @@ impl<'a> Differ<'a> {
         DiffResult {
             counts: self.counts,
             groups,
+            figures: BTreeMap::new(),
         }
     }
 }

@@ -723,8 +723,8 @@ pub fn for_each_entry_where(
     for_each_entry_in_files(dir.as_ref(), keep, |_, e| f(e))
 }
 
-/// [`for_each_entry_where`] with each entry's file.
-fn for_each_entry_in_files(
+/// [`for_each_entry_where`] with each entry's file (same checks, same order).
+pub fn for_each_entry_in_files(
     dir: &Path,
     keep: impl Fn(&Path) -> bool,
     mut f: impl FnMut(&Path, Entry),

@@ -53,8 +53,8 @@ pub mod text;
 pub use cubin::{MAX_KERNELS, build_cubin, cubin_e_flags};
 pub use files::{
     ARCH_INFER_DIR, EntryReader, FileRecord, ListedFiles, Manifest, file_sha256,
-    for_each_entry_where, is_evidence_file, is_sweep_file, list_files, load_dir,
-    load_entries_where, open_entries, read_entries, sort_dedup, today_utc, write_entries,
+    for_each_entry_in_files, for_each_entry_where, is_evidence_file, is_sweep_file, list_files,
+    load_dir, load_entries_where, open_entries, read_entries, sort_dedup, today_utc, write_entries,
 };
 pub use nvdisasm::{
     DEFAULT_CHUNK_WORDS, DisassembleStats, MARKER_WORD, MAX_CHUNK_WORDS, Nvdisasm,

@@ -76,6 +76,23 @@ pub fn is_learnable(path: &Path) -> bool {
         && !path.components().any(|c| c.as_os_str() == CUBINS_DIR)
 }
 
+/// Which figure an oracle file counts towards in `diff`: the check split per table
+/// (`check SM80 LD`), the compiler's words per arch (`ptxas SM80`), or what is learned from
+/// (`learned`).
+pub fn figure_of(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if split_of(path) == Some(Split::Check) {
+        return format!("check {}", stem.replacen('-', " ", 1));
+    }
+    if path.components().any(|c| c.as_os_str() == CUBINS_DIR) {
+        return format!("ptxas {}", stem.to_uppercase());
+    }
+    "learned".into()
+}
+
 /// `n` distinct words of variant `v`: its fixed bits (`fixed_mask`/`fixed_value`, normally
 /// the resolved layout's, whose opcode bits select the variant) kept, every other bit of the
 /// 128 random. Deterministic in (`seed`, the variant key). Fewer than `n` only when the
@@ -121,6 +138,12 @@ mod tests {
         assert!(!is_learnable(Path::new("oracle/arch-infer/SM80.tsv")));
         assert!(is_learnable(Path::new("oracle/sm80/LD.tsv")));
         assert!(is_learnable(Path::new("oracle/combos/learn/SM80-LD.tsv")));
+        assert_eq!(
+            figure_of(Path::new("oracle/combos/check/SM90-TLD4.tsv")),
+            "check SM90 TLD4"
+        );
+        assert_eq!(figure_of(Path::new("oracle/cubins/sm80.tsv")), "ptxas SM80");
+        assert_eq!(figure_of(Path::new("oracle/sm80/LD.tsv")), "learned");
         assert_eq!(
             split_file(Split::Learn, "sm_80".parse::<Arch>().unwrap(), "LD"),
             "combos/learn/SM80-LD.tsv"
