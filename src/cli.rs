@@ -1022,6 +1022,7 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     }
     if let Some(path) = &a.write {
         let tables = resolved.clone().expect("resolved when --write is given");
+        let reading = sass_conform::conform::resolved::read_tables(tables.clone(), &entries);
         let manifest = Manifest::read_or_default(a.oracle.join("MANIFEST.json"))?;
         let mut versions: Vec<String> = manifest
             .files
@@ -1038,8 +1039,9 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
                 oracle_entries: entries.len(),
                 method: sass_conform::conform::resolved::METHOD.into(),
             },
-            model: Model::learn(&Codec::new(tables.clone())?, &entries),
-            tables,
+            model: Model::learn(&Codec::new(reading.clone())?, &entries),
+            tables: reading,
+            layouts: tables,
         };
         set.write(path)?;
         let c2 = Codec::new(set.tables)?;

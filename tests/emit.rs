@@ -19,7 +19,7 @@ fn tables() -> Vec<Table> {
 fn resolved(tables: &[Table]) -> Vec<Table> {
     ResolvedSet::read(Path::new("resolved/tables.json"), tables)
         .unwrap()
-        .tables
+        .layouts
 }
 
 /// (original table, original text, resolved table, emitted text) per file.

@@ -629,8 +629,13 @@ pub struct Provenance {
 pub struct ResolvedSet {
     /// Provenance.
     pub provenance: Provenance,
-    /// The tables as nvdisasm reads them (same files, variants and keys as specs/).
+    /// The tables as nvdisasm reads them (same files, variants and keys as specs/): what
+    /// decode, diff, scan and report use ([`read_tables`]).
     pub tables: Vec<Table>,
+    /// The resolved layouts the table text format can hold ([`resolve_tables`]): what
+    /// `resolve --emit-tables` writes. Empty in files written before it.
+    #[serde(default)]
+    pub layouts: Vec<Table>,
     /// The learned reading (legality), parallel to `tables`; empty in files written before it.
     #[serde(default)]
     pub model: crate::reading::model::Model,
@@ -654,7 +659,16 @@ pub fn resolve_tables(codec: &Codec, entries: &[Entry]) -> Vec<Table> {
             break;
         }
     }
-    let tables = crate::reading::modifiers::learn_modifiers(tables, entries).0;
+    tables
+}
+
+/// The tables as nvdisasm reads every word, from the resolved layouts ([`resolve_tables`]):
+/// modifier fields as nvdisasm's values with their print order
+/// ([`crate::reading::modifiers`]), then operand names and context bits
+/// ([`crate::reading::operands`]). What the table text format cannot hold (joint fields,
+/// context bits) lives only here; `--emit-tables` writes the layouts.
+pub fn read_tables(layouts: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
+    let tables = crate::reading::modifiers::learn_modifiers(layouts, entries).0;
     crate::reading::operands::learn_operands(tables, entries)
 }
 
