@@ -527,6 +527,20 @@ fn load_view(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str)> {
     Ok((codec, name))
 }
 
+/// The resolved layouts (table labels, corrected bits) when the resolved file has them and
+/// `--as-written` is not given.
+fn load_layouts(specs: &Path, view: &ViewArgs) -> Result<Option<Codec>> {
+    if view.as_written || !view.resolved.is_file() {
+        return Ok(None);
+    }
+    let tables = load_some_tables(&[specs.to_path_buf()], None)?;
+    let set = ResolvedSet::read(&view.resolved, &tables)?;
+    if set.layouts.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Codec::new(set.layouts)?))
+}
+
 /// [`load_view`] plus the learned reading stored with the resolved tables (`None` as written,
 /// or when the resolved file predates it).
 fn load_view_model(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str, Option<Model>)> {
@@ -616,14 +630,18 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
 
 fn encode(a: &EncodeArgs) -> Result<ExitCode> {
     let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
-    let id = codec
+    // Fields are named as in the table (the resolved layouts keep the table's labels); the
+    // word is then read as nvdisasm reads it.
+    let layouts = load_layouts(&a.specs, &a.view)?;
+    let enc = layouts.as_ref().unwrap_or(&codec);
+    let id = enc
         .find_key(&a.key, a.arch)
         .with_context(|| format!("no variant with key `{}`", a.key))?;
-    let values = assignments(&codec, id, &a.assignments)?;
+    let values = assignments(enc, id, &a.assignments)?;
     let opts = EncodeOptions {
         allow_invalid: a.allow_invalid,
     };
-    let w = codec.encode(id, &values, opts)?;
+    let w = enc.encode(id, &values, opts)?;
     let r = Renderer::new(&codec);
     let arch = codec.table(id).arch.expect("codec tables have an arch");
     let p = predict(&codec, &r, model.as_ref(), arch, w);

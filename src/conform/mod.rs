@@ -52,10 +52,17 @@ pub fn predict(
     let (key, text, verdict, l) = match codec.decode(arch, word).map(|d| choose(codec, model, d)) {
         Some(d) => {
             let l = legality(codec, model, &d);
+            let verdict = match codec.verdict_of(&d) {
+                // The learned reading picked one of the matching variants (its preference).
+                Verdict::Ambiguous { .. } if model.is_some() => Verdict::Valid {
+                    key: codec.variant(d.id).key.clone(),
+                },
+                v => v,
+            };
             (
                 Some(codec.variant(d.id).key.clone()),
                 (l == Legality::Legal).then(|| r.render(codec, &d)),
-                codec.verdict_of(&d),
+                verdict,
                 Some(l),
             )
         }
