@@ -300,8 +300,20 @@ fn modifier_rows_take_the_names_nvdisasm_prints() {
             "00\t(default)"
         };
         assert_eq!(line(&out, row0), want0, "{path}");
+        // The renamed row is written; what stays unwritable (values past the table's rows,
+        // learned from words with several modifiers set) is not about that row.
+        let label = r.variants[0]
+            .fields
+            .iter()
+            .rev()
+            .find(|f| matches!(f.kind, FieldKind::Modifier(_)))
+            .unwrap()
+            .label
+            .clone();
         assert!(
-            unwritten(t, r).iter().all(|u| !u.contains("`modi")),
+            unwritten(t, r)
+                .iter()
+                .all(|u| !u.contains(&format!("`{label}` value 1 "))),
             "{path}"
         );
     }

@@ -477,6 +477,18 @@ fn sigterm_and_sigkill_during_record_leave_the_previous_oracle() {
             s.assert_clean();
         } else {
             assert_eq!(out.status.code(), None);
+            // SIGKILL cannot be caught: nvdisasm itself dies with its parent (parent-death
+            // signal), but a wrapper's own children (this fake's `sleep`) may outlive it.
+            // Documented in README ("kill -9"); end them here so the run stays clean.
+            for pid in fs::read_to_string(s.path("pids"))
+                .unwrap_or_default()
+                .lines()
+            {
+                if let Ok(p) = pid.trim().parse::<i32>() {
+                    unsafe { libc::kill(p, libc::SIGKILL) };
+                }
+            }
+            let _ = fs::remove_file(s.path("pids"));
         }
         assert_eq!(s.snapshot("oracle"), before);
     }
