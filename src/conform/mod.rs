@@ -237,7 +237,17 @@ pub struct DiffResult {
 
 /// Compares the project's predictions with every recorded entry (see [`Differ`]).
 pub fn diff(codec: &Codec, r: &Renderer, entries: &[Entry]) -> DiffResult {
-    let mut d = Differ::new(codec, r);
+    diff_with(codec, r, None, entries)
+}
+
+/// [`diff`] with the learned reading (variant choice, legality) when given.
+pub fn diff_with(
+    codec: &Codec,
+    r: &Renderer,
+    model: Option<&Model>,
+    entries: &[Entry],
+) -> DiffResult {
+    let mut d = Differ::new(codec, r).with_model(model);
     entries.iter().for_each(|e| d.add(e));
     d.finish()
 }

@@ -396,6 +396,9 @@ fn merge(segs: &mut Vec<Seg>, a: usize, b: usize, titles: &[String], samples: &[
     }
 }
 
+/// A context bit chosen for a segment: (segment, word bit, names per key, texts explained).
+type ContextChoice = (usize, u8, HashMap<u64, Vec<String>>, usize);
+
 /// The best context bit: the (segment, bit) whose naming by value and bit explains the most
 /// texts not explained now, at least [`MIN_EXPLAINED`], with its names and that count
 /// (SM80 LD: `E` at bit 72 prints `???0` when bit 90, the `.64` address mode, is set without
@@ -406,7 +409,7 @@ fn best_context(
     segs: &[Seg],
     titles: &[String],
     samples: &[Sample],
-) -> Option<(usize, u8, HashMap<u64, Vec<String>>, usize)> {
+) -> Option<ContextChoice> {
     let candidates: Vec<u8> = v
         .fields
         .iter()
@@ -425,7 +428,7 @@ fn best_context(
     if unexplained.len() < MIN_EXPLAINED {
         return None;
     }
-    let mut best: Option<(usize, u8, HashMap<u64, Vec<String>>, usize)> = None;
+    let mut best: Option<ContextChoice> = None;
     for k in 0..segs.len() {
         if segs[k].width() + segs[k].context.len() as u32 >= MAX_MERGED_BITS {
             continue;

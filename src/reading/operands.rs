@@ -11,7 +11,7 @@
 //! text per value (and context bit) is the majority; a context bit (a one-bit flag field that
 //! prints nothing) is kept when it makes at least [`MIN_GAIN`] more texts agree.
 
-use crate::codec::{Codec, Decoded, Word};
+use crate::codec::{Codec, Word};
 use crate::oracle::text::Line;
 use crate::oracle::{Answer, Entry};
 use crate::render::Renderer;
@@ -27,6 +27,12 @@ pub const MIN_GAIN: usize = 8;
 /// Votes per (variant, field): key (value, context bit above it) -> text -> count.
 type Votes = HashMap<u64, HashMap<String, usize>>;
 
+/// One operand field to learn: (table, variant, field, signature atom, context candidates).
+type Target = (usize, usize, usize, usize, Vec<usize>);
+
+/// Votes per (table, variant, field): without context, and per context field.
+type FieldVotes = HashMap<(usize, usize, usize), (Votes, HashMap<usize, Votes>)>;
+
 /// Learns operand names (and context bits) for every variant of `tables` from the accepted
 /// texts of `entries` (the caller keeps the check split out): first the fields of up to
 /// [`MAX_BITS`] bits (wide fields printed in full), then whether each wide field's 0 is left
@@ -41,7 +47,7 @@ pub fn learn_operands(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
 /// field printed by the plain rule) or over the wider ones (`wide` true: only they are).
 fn learn_pass(mut tables: Vec<Table>, entries: &[Entry], wide: bool) -> Vec<Table> {
     let mut plain = tables.clone();
-    let mut targets: Vec<(usize, usize, usize, usize, Vec<usize>)> = Vec::new();
+    let mut targets: Vec<Target> = Vec::new();
     for (ti, t) in plain.iter_mut().enumerate() {
         for (vi, v) in t.variants.iter_mut().enumerate() {
             let silent: Vec<usize> = (0..v.fields.len())
@@ -76,8 +82,8 @@ fn learn_pass(mut tables: Vec<Table>, entries: &[Entry], wide: bool) -> Vec<Tabl
     };
     let r = Renderer::new(&codec);
     // (table, variant, field) -> (votes without context, votes per context field).
-    let mut votes: HashMap<(usize, usize, usize), (Votes, HashMap<usize, Votes>)> = HashMap::new();
-    let by_variant: HashMap<(usize, usize), Vec<&(usize, usize, usize, usize, Vec<usize>)>> =
+    let mut votes: FieldVotes = HashMap::new();
+    let by_variant: HashMap<(usize, usize), Vec<&Target>> =
         targets.iter().fold(HashMap::new(), |mut m, t| {
             m.entry((t.0, t.1)).or_default().push(t);
             m
@@ -224,10 +230,6 @@ fn majority(v: &Votes) -> std::collections::BTreeMap<u64, String> {
         })
         .collect()
 }
-
-/// Unused in the learner; keeps [`Decoded`] in the docs' vocabulary.
-#[allow(dead_code)]
-fn _doc(_: &Decoded) {}
 
 #[cfg(test)]
 mod tests {

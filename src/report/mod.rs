@@ -200,6 +200,9 @@ pub struct Summary {
     pub legal_agreement: Option<f64>,
     /// `counts.verdict_agreement()`.
     pub verdict_agreement: Option<f64>,
+    /// Outcome counts per figure: `check SM80 LD` (the check split, never learned from: the
+    /// headline), `ptxas SM80` (the compiler's words, never learned from), `learned`.
+    pub figures: BTreeMap<String, Counts>,
     /// Outcome counts with the tables as written.
     pub counts_as_written: Counts,
     /// Legal-text agreement of the tables as written.
@@ -497,12 +500,13 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
     let tables = spec::load_tables(std::slice::from_ref(&opts.specs), None)?;
     let written = Codec::new(tables.clone())?;
     let resolved = opts.resolved.as_ref().filter(|p| p.is_file());
-    let (view_codec, view) = match resolved {
-        Some(p) => (
-            Some(Codec::new(ResolvedSet::read(p, &tables)?.tables)?),
-            "resolved",
-        ),
-        None => (None, "as written"),
+    let (view_codec, model, view) = match resolved {
+        Some(p) => {
+            let set = ResolvedSet::read(p, &tables)?;
+            let model = (!set.model.tables.is_empty()).then_some(set.model);
+            (Some(Codec::new(set.tables)?), model, "resolved")
+        }
+        None => (None, None, "as written"),
     };
     let codec = view_codec.as_ref().unwrap_or(&written);
 
@@ -518,6 +522,7 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
         ..Default::default()
     };
     let mut entries: Vec<Entry> = Vec::new();
+    let mut figure_of: Vec<(usize, String)> = Vec::new();
     // The same folder named twice (`X`, `./X`, a symlink to X) or a folder inside another is
     // read once: folders and files are compared by their canonical paths.
     let mut seen_dirs = std::collections::HashSet::new();
@@ -544,7 +549,10 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
             files: files.len(),
             entries: n,
         });
-        entries.extend(files.into_iter().flat_map(|(_, e)| e));
+        for (p, e) in files {
+            figure_of.push((entries.len(), crate::reading::combos::figure_of(&p)));
+            entries.extend(e);
+        }
         let m = Manifest::read_or_default(dir.join("MANIFEST.json"))?;
         inputs
             .nvdisasm_versions
@@ -554,7 +562,8 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
     inputs.nvdisasm_versions.dedup();
 
     let crashes = scan_crashes(&opts.crash_dirs)?;
-    let mut report = assemble(&written, codec, &entries, crashes);
+    let mut report = assemble(&written, codec, model.as_ref(), &entries, crashes);
+    report.summary.figures = figures(codec, model.as_ref(), &entries, &figure_of);
     report.inputs = inputs;
     Ok(report)
 }
@@ -620,9 +629,34 @@ fn kind_name(k: &FieldKind) -> &'static str {
     }
 }
 
+/// Counts per figure (the check split per table, the compiler's words per arch, what was
+/// learned from; see [`crate::reading::combos::figure_of`]), `starts` giving where each
+/// file's entries begin in `entries` and its figure.
+fn figures(
+    view: &Codec,
+    model: Option<&crate::reading::model::Model>,
+    entries: &[Entry],
+    starts: &[(usize, String)],
+) -> BTreeMap<String, Counts> {
+    let r = Renderer::new(view);
+    let mut out: BTreeMap<String, Counts> = BTreeMap::new();
+    for (k, (start, name)) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).map_or(entries.len(), |s| s.0);
+        let res = crate::conform::diff_with(view, &r, model, &entries[*start..end]);
+        out.entry(name.clone()).or_default().add(&res.counts);
+    }
+    out
+}
+
 /// The report's body from loaded data: `written` is the codec of the tables as written (bit
 /// readings, findings, rows), `view` the one the diff uses (the same variants).
-fn assemble(written: &Codec, view: &Codec, entries: &[Entry], crashes: Vec<Crash>) -> Report {
+fn assemble(
+    written: &Codec,
+    view: &Codec,
+    model: Option<&crate::reading::model::Model>,
+    entries: &[Entry],
+    crashes: Vec<Crash>,
+) -> Report {
     let rows_index = Rows::new(written);
     let r_view = Renderer::new(view);
     let r_written = Renderer::new(written);
@@ -642,14 +676,14 @@ fn assemble(written: &Codec, view: &Codec, entries: &[Entry], crashes: Vec<Crash
                 .par_iter()
                 .map(|e| {
                     let one = std::slice::from_ref(e);
-                    let res = diff(view, &r_view, one);
+                    let res = crate::conform::diff_with(view, &r_view, model, one);
                     let res_aw = diff(written, &r_written, one);
                     let rows = rows_index.attribute(written, view, e.arch, e.word);
                     (res, res_aw.counts, rows)
                 })
                 .collect::<Vec<_>>()
         },
-        || diff(view, &r_view, entries),
+        || crate::conform::diff_with(view, &r_view, model, entries),
     );
     for (res, counts_w, rows) in per_entry {
         summary.counts.add(&res.counts);
