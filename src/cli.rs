@@ -616,7 +616,7 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
                 "{}\t{}\t{}\t{}",
                 p.word,
                 p.key.as_deref().unwrap_or("-"),
-                p.text.as_deref().unwrap_or("(rejected)"),
+                shown_text(&p),
                 p.verdict.name()
             )?;
         } else {
@@ -645,13 +645,25 @@ fn encode(a: &EncodeArgs) -> Result<ExitCode> {
     let r = Renderer::new(&codec);
     let arch = codec.table(id).arch.expect("codec tables have an arch");
     let p = predict(&codec, &r, model.as_ref(), arch, w);
-    outln!(
-        "{}\t{}\t{}",
-        w,
-        p.text.as_deref().unwrap_or("(rejected)"),
-        p.verdict.name()
-    );
+    outln!("{}\t{}\t{}", w, shown_text(&p), p.verdict.name());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The text column of `decode`/`encode`: the predicted text, or why there is none
+/// (`(another instruction: LDG)`, `(illegal: undefined value 0x10 in TABLES_opex_0)`).
+fn shown_text(p: &sass_conform::conform::Prediction) -> String {
+    use sass_conform::reading::legality::Legality;
+    if let Some(t) = &p.text {
+        return t.clone();
+    }
+    match &p.legality {
+        Some(Legality::OtherMnemonic { mnemonic }) => format!("(another instruction: {mnemonic})"),
+        Some(Legality::Undefined { table, value }) => {
+            format!("(illegal: undefined value {value:#x} in {table})")
+        }
+        Some(Legality::Unrecognized { reason }) => format!("(illegal: {reason})"),
+        _ => "(rejected)".into(),
+    }
 }
 
 /// Field values from `LABEL=VALUE` assignments (others 0).
