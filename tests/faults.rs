@@ -549,3 +549,96 @@ fn a_damaged_oracle_is_refused_by_diff() {
         stderr(&out)
     );
 }
+
+/// SIGTERM or SIGKILL at pseudo-random moments of `oracle record` (a fake slowed by a short
+/// sleep per call, so the moment falls anywhere from start-up to the commit): whatever the
+/// moment, the previous oracle is byte-identical or (when the run finished first) the new
+/// one is complete and listed; a SIGTERM leaves no temp file. The seed is printed so a
+/// failure can be replayed.
+#[test]
+fn signals_at_random_moments_of_record_never_leave_a_mixed_oracle() {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1);
+    eprintln!("seed {seed}");
+    let mut x = seed | 1;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let s = Sandbox::new().with_oracle();
+    let before = s.snapshot("oracle");
+    for round in 0..6 {
+        s.fake("sleep 0.05", "");
+        let sig = if round % 2 == 0 {
+            libc::SIGTERM
+        } else {
+            libc::SIGKILL
+        };
+        let delay = Duration::from_millis(next() % 600);
+        let mut child = s.command(&s.record_args(&["--seed", "9"])).spawn().unwrap();
+        std::thread::sleep(delay);
+        signal(&child, sig);
+        let status = child.wait().unwrap();
+        // Leftover children of a SIGKILLed run (the fake's own) are ended here.
+        for pid in fs::read_to_string(s.path("pids"))
+            .unwrap_or_default()
+            .lines()
+        {
+            if let Ok(p) = pid.trim().parse::<i32>() {
+                unsafe { libc::kill(p, libc::SIGKILL) };
+            }
+        }
+        let _ = fs::remove_file(s.path("pids"));
+        // Whatever the moment: a reader either sees a consistent oracle (every file matches
+        // MANIFEST.json: the old set, or the new one when the commit got through), or is
+        // refused while a killed commit's journal waits for the next writer, which repairs it.
+        let check = s
+            .command(&["oracle", "manifest", "--oracle", "oracle"])
+            .output()
+            .unwrap();
+        let journal = s.path("oracle/.journal").exists();
+        assert!(
+            check.status.success() || journal,
+            "round {round} (delay {delay:?}, signal {sig}): inconsistent oracle and no journal: {}",
+            stderr(&check)
+        );
+        if check.status.success() && !status.success() && !journal {
+            let committed = |v: &Vec<(PathBuf, Vec<u8>)>| -> Vec<(PathBuf, Vec<u8>)> {
+                v.iter()
+                    .filter(|(p, _)| {
+                        let t = p.to_string_lossy();
+                        !t.contains(".staging-") && !t.contains(".journal") && !t.contains(".tmp")
+                    })
+                    .cloned()
+                    .collect()
+            };
+            let now = committed(&s.snapshot("oracle"));
+            let tsvs = |v: &Vec<(PathBuf, Vec<u8>)>| -> Vec<(PathBuf, Vec<u8>)> {
+                v.iter()
+                    .filter(|(p, _)| p.extension().is_some_and(|e| e == "tsv"))
+                    .cloned()
+                    .collect()
+            };
+            // Killed before the commit: the old files, byte for byte.
+            if tsvs(&now) != tsvs(&committed(&before)) {
+                // Or the commit got through before the signal landed: then MANIFEST.json was
+                // written last and lists the new files (checked by the reader above).
+                assert!(check.status.success(), "round {round}");
+            }
+        }
+        let fresh = s.record(&["--seed", "1"]);
+        assert!(fresh.status.success(), "round {round}: {}", stderr(&fresh));
+        assert_eq!(
+            s.snapshot("oracle")[1],
+            before[1],
+            "round {round}: seed 1 again"
+        );
+        if sig == libc::SIGTERM {
+            s.assert_clean();
+        }
+    }
+}
