@@ -642,3 +642,63 @@ fn signals_at_random_moments_of_record_never_leave_a_mixed_oracle() {
         }
     }
 }
+
+/// SIGTERM or SIGKILL at pseudo-random moments of `oracle run` (seed printed): `out.tsv` is
+/// the previous file or the complete new one (4 rows and the header), never a part; a
+/// SIGTERM leaves nothing behind.
+#[test]
+fn signals_at_random_moments_of_oracle_run_keep_out_tsv_whole() {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1);
+    eprintln!("seed {seed}");
+    let mut x = seed | 1;
+    for round in 0..6 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let s = Sandbox::new().with_words();
+        s.fake("sleep 0.05", "");
+        let sig = if round % 2 == 0 {
+            libc::SIGTERM
+        } else {
+            libc::SIGKILL
+        };
+        let delay = Duration::from_millis(x % 400);
+        let mut args = vec![
+            "oracle",
+            "run",
+            "--arch",
+            "SM80",
+            "--words",
+            "words.txt",
+            "--out",
+            "out.tsv",
+        ];
+        args.extend_from_slice(&["--nvdisasm", "./nvdisasm"]);
+        let mut child = s.command(&args).spawn().unwrap();
+        std::thread::sleep(delay);
+        signal(&child, sig);
+        let status = child.wait().unwrap();
+        for pid in fs::read_to_string(s.path("pids"))
+            .unwrap_or_default()
+            .lines()
+        {
+            if let Ok(p) = pid.trim().parse::<i32>() {
+                unsafe { libc::kill(p, libc::SIGKILL) };
+            }
+        }
+        let _ = fs::remove_file(s.path("pids"));
+        let out = fs::read_to_string(s.path("out.tsv")).unwrap();
+        let whole_new =
+            out.lines().count() == 5 && out.lines().skip(1).all(|l| l.contains("\tok\t"));
+        assert!(
+            out == "previous\n" || whole_new,
+            "round {round} (delay {delay:?}, signal {sig}, {status}): out.tsv is {out:?}"
+        );
+        if sig == libc::SIGTERM {
+            s.assert_clean();
+        }
+    }
+}
