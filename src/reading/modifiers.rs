@@ -331,6 +331,8 @@ fn best_merge_where(
         for b in a + 1..segs.len() {
             if segs[a].width() + segs[b].width() > MAX_MERGED_BITS
                 || (touching && !adjacent(&segs[a], &segs[b]))
+                || !segs[a].context.is_empty()
+                || !segs[b].context.is_empty()
             {
                 continue;
             }
