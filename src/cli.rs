@@ -748,34 +748,61 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
         }
         words.sort_unstable();
         words.dedup();
-        let pb = indicatif::ProgressBar::new(words.len() as u64).with_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg:24} [{bar:40}] {pos}/{len} words {per_sec} eta {eta}",
-            )?
-            .progress_chars("=> "),
-        );
-        pb.set_message(format!("{} {}", arch, t.mnemonic));
-        let answers = nv.disassemble(arch, &words, Some(&pb))?;
-        pb.finish();
-        let mut entries: Vec<Entry> = words
-            .iter()
-            .zip(answers)
-            .map(|(&word, answer)| Entry { arch, word, answer })
-            .collect();
         let rel = format!("{}/{}.tsv", arch.to_string().to_lowercase(), t.mnemonic);
-        writer.stage_entries(&rel, arch, &mut entries, nv.version(), &command)?;
-        let legal = entries.iter().filter(|e| e.answer.is_legal()).count();
-        eprintln!(
-            "{}: {} words, {} legal, {} illegal (staged)",
-            a.out.join(&rel).display(),
-            entries.len(),
-            legal,
-            entries.len() - legal
-        );
+        let label = format!("{} {}", arch, t.mnemonic);
+        stage_words(
+            &nv,
+            &mut writer,
+            &a.out,
+            arch,
+            &label,
+            &words,
+            &rel,
+            &command,
+        )?;
     }
     writer.commit()?;
     eprintln!("{}: committed with MANIFEST.json", a.out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Asks nvdisasm about `words` of `arch` (with a progress bar named `label`) and stages the
+/// answers as `rel` under the oracle `out`, saying how many are legal.
+#[allow(clippy::too_many_arguments)]
+fn stage_words(
+    nv: &Nvdisasm,
+    writer: &mut oracle::OracleWriter,
+    out: &Path,
+    arch: Arch,
+    label: &str,
+    words: &[u128],
+    rel: &str,
+    command: &str,
+) -> Result<()> {
+    let pb = indicatif::ProgressBar::new(words.len() as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg:24} [{bar:40}] {pos}/{len} words {per_sec} eta {eta}",
+        )?
+        .progress_chars("=> "),
+    );
+    pb.set_message(label.to_string());
+    let answers = nv.disassemble(arch, words, Some(&pb))?;
+    pb.finish();
+    let mut entries: Vec<Entry> = words
+        .iter()
+        .zip(answers)
+        .map(|(&word, answer)| Entry { arch, word, answer })
+        .collect();
+    writer.stage_entries(rel, arch, &mut entries, nv.version(), command)?;
+    let legal = entries.iter().filter(|e| e.answer.is_legal()).count();
+    eprintln!(
+        "{}: {} words, {} legal, {} illegal (staged)",
+        out.join(rel).display(),
+        entries.len(),
+        legal,
+        entries.len() - legal
+    );
+    Ok(())
 }
 
 fn oracle_manifest(a: &ManifestArgs) -> Result<ExitCode> {
@@ -818,30 +845,18 @@ fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
         }
         words.sort_unstable();
         words.dedup();
-        let pb = indicatif::ProgressBar::new(words.len() as u64).with_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg:24} [{bar:40}] {pos}/{len} words {per_sec} eta {eta}",
-            )?
-            .progress_chars("=> "),
-        );
-        pb.set_message(format!("{} {} {}", a.split.name(), arch, t.mnemonic));
-        let answers = nv.disassemble(arch, &words, Some(&pb))?;
-        pb.finish();
-        let mut entries: Vec<Entry> = words
-            .iter()
-            .zip(answers)
-            .map(|(&word, answer)| Entry { arch, word, answer })
-            .collect();
         let rel = combos::split_file(a.split, arch, &t.mnemonic);
-        writer.stage_entries(&rel, arch, &mut entries, nv.version(), &command)?;
-        let legal = entries.iter().filter(|e| e.answer.is_legal()).count();
-        eprintln!(
-            "{}: {} words, {} legal, {} illegal (staged)",
-            a.out.join(&rel).display(),
-            entries.len(),
-            legal,
-            entries.len() - legal
-        );
+        let label = format!("{} {} {}", a.split.name(), arch, t.mnemonic);
+        stage_words(
+            &nv,
+            &mut writer,
+            &a.out,
+            arch,
+            &label,
+            &words,
+            &rel,
+            &command,
+        )?;
     }
     writer.commit()?;
     eprintln!("{}: committed with MANIFEST.json", a.out.display());

@@ -232,6 +232,21 @@ fn alive(pid: &str) -> bool {
     }
 }
 
+/// Ends the processes the fakes logged and forgets them: after a SIGKILL (which cannot be
+/// caught) a wrapper's own children may outlive sass-conform; nvdisasm itself does not.
+fn end_leftovers(s: &Sandbox) {
+    for pid in fs::read_to_string(s.path("pids"))
+        .unwrap_or_default()
+        .lines()
+    {
+        if let Ok(p) = pid.trim().parse::<i32>() {
+            // SAFETY: kill(2) on a pid the fake logged.
+            unsafe { libc::kill(p, libc::SIGKILL) };
+        }
+    }
+    let _ = fs::remove_file(s.path("pids"));
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -480,15 +495,7 @@ fn sigterm_and_sigkill_during_record_leave_the_previous_oracle() {
             // SIGKILL cannot be caught: nvdisasm itself dies with its parent (parent-death
             // signal), but a wrapper's own children (this fake's `sleep`) may outlive it.
             // Documented in README ("kill -9"); end them here so the run stays clean.
-            for pid in fs::read_to_string(s.path("pids"))
-                .unwrap_or_default()
-                .lines()
-            {
-                if let Ok(p) = pid.trim().parse::<i32>() {
-                    unsafe { libc::kill(p, libc::SIGKILL) };
-                }
-            }
-            let _ = fs::remove_file(s.path("pids"));
+            end_leftovers(&s);
         }
         assert_eq!(s.snapshot("oracle"), before);
     }
@@ -583,16 +590,7 @@ fn signals_at_random_moments_of_record_never_leave_a_mixed_oracle() {
         std::thread::sleep(delay);
         signal(&child, sig);
         let status = child.wait().unwrap();
-        // Leftover children of a SIGKILLed run (the fake's own) are ended here.
-        for pid in fs::read_to_string(s.path("pids"))
-            .unwrap_or_default()
-            .lines()
-        {
-            if let Ok(p) = pid.trim().parse::<i32>() {
-                unsafe { libc::kill(p, libc::SIGKILL) };
-            }
-        }
-        let _ = fs::remove_file(s.path("pids"));
+        end_leftovers(&s);
         // Whatever the moment: a reader either sees a consistent oracle (every file matches
         // MANIFEST.json: the old set, or the new one when the commit got through), or is
         // refused while a killed commit's journal waits for the next writer, which repairs it.
@@ -681,15 +679,7 @@ fn signals_at_random_moments_of_oracle_run_keep_out_tsv_whole() {
         std::thread::sleep(delay);
         signal(&child, sig);
         let status = child.wait().unwrap();
-        for pid in fs::read_to_string(s.path("pids"))
-            .unwrap_or_default()
-            .lines()
-        {
-            if let Ok(p) = pid.trim().parse::<i32>() {
-                unsafe { libc::kill(p, libc::SIGKILL) };
-            }
-        }
-        let _ = fs::remove_file(s.path("pids"));
+        end_leftovers(&s);
         let out = fs::read_to_string(s.path("out.tsv")).unwrap();
         let whole_new =
             out.lines().count() == 5 && out.lines().skip(1).all(|l| l.contains("\tok\t"));
