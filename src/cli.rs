@@ -746,8 +746,6 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
         for v in &t.variants {
             words.extend(sweep_words(v, a.per_variant, a.seed).iter().map(|w| w.0));
         }
-        words.sort_unstable();
-        words.dedup();
         let rel = format!("{}/{}.tsv", arch.to_string().to_lowercase(), t.mnemonic);
         let label = format!("{} {}", arch, t.mnemonic);
         stage_words(
@@ -756,7 +754,7 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
             &a.out,
             arch,
             &label,
-            &words,
+            words,
             &rel,
             &command,
         )?;
@@ -766,8 +764,9 @@ fn record(a: &RecordArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Asks nvdisasm about `words` of `arch` (with a progress bar named `label`) and stages the
-/// answers as `rel` under the oracle `out`, saying how many are legal.
+/// Asks nvdisasm about `words` of `arch` (sorted and deduplicated first; with a progress bar
+/// named `label`) and stages the answers as `rel` under the oracle `out`, saying how many are
+/// legal.
 #[allow(clippy::too_many_arguments)]
 fn stage_words(
     nv: &Nvdisasm,
@@ -775,10 +774,12 @@ fn stage_words(
     out: &Path,
     arch: Arch,
     label: &str,
-    words: &[u128],
+    mut words: Vec<u128>,
     rel: &str,
     command: &str,
 ) -> Result<()> {
+    words.sort_unstable();
+    words.dedup();
     let pb = indicatif::ProgressBar::new(words.len() as u64).with_style(
         indicatif::ProgressStyle::with_template(
             "{msg:24} [{bar:40}] {pos}/{len} words {per_sec} eta {eta}",
@@ -786,7 +787,7 @@ fn stage_words(
         .progress_chars("=> "),
     );
     pb.set_message(label.to_string());
-    let answers = nv.disassemble(arch, words, Some(&pb))?;
+    let answers = nv.disassemble(arch, &words, Some(&pb))?;
     pb.finish();
     let mut entries: Vec<Entry> = words
         .iter()
@@ -843,8 +844,6 @@ fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
             let mask = view.tables[ti].variants[vi].fixed_mask;
             words.extend(combos::random_words(v, mask, a.per_variant, a.split.seed()));
         }
-        words.sort_unstable();
-        words.dedup();
         let rel = combos::split_file(a.split, arch, &t.mnemonic);
         let label = format!("{} {} {}", a.split.name(), arch, t.mnemonic);
         stage_words(
@@ -853,7 +852,7 @@ fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
             &a.out,
             arch,
             &label,
-            &words,
+            words,
             &rel,
             &command,
         )?;
@@ -913,7 +912,8 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     );
     outln!("no variant                   {}", c.no_variant);
     outln!(
-        "agreement: legal text {:.2}%, legal/illegal verdict {:.2}%",
+        "agreement (every answer above, learned-from included; the headline is the check \
+         split): legal text {:.2}%, legal/illegal verdict {:.2}%",
         100.0 * c.legal_agreement(),
         100.0 * c.verdict_agreement()
     );

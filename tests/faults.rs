@@ -93,20 +93,7 @@ listing {raw_filter}
 
     /// `oracle run` of `words.txt` (4 words) into `out.tsv`.
     fn oracle_run(&self, extra: &[&str]) -> Output {
-        let mut args = vec![
-            "oracle",
-            "run",
-            "--arch",
-            "SM80",
-            "--words",
-            "words.txt",
-            "--out",
-            "out.tsv",
-            "--nvdisasm",
-            "./nvdisasm",
-        ];
-        args.extend_from_slice(extra);
-        self.run(&args)
+        self.run(&oracle_run_args(extra))
     }
 
     /// Words and a previous `out.tsv` for `oracle run`.
@@ -245,6 +232,41 @@ fn end_leftovers(s: &Sandbox) {
         }
     }
     let _ = fs::remove_file(s.path("pids"));
+}
+
+/// `oracle run` of `words.txt` into `out.tsv` with the fake, plus `extra`.
+fn oracle_run_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "oracle",
+        "run",
+        "--arch",
+        "SM80",
+        "--words",
+        "words.txt",
+        "--out",
+        "out.tsv",
+        "--nvdisasm",
+        "./nvdisasm",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// Pseudo-random numbers (xorshift) from a seed taken from the clock and printed, so a failing
+/// run can be replayed by fixing the seed.
+fn moments() -> impl FnMut() -> u64 {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1);
+    eprintln!("seed {seed}");
+    let mut x = seed | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
 }
 
 fn stderr(o: &Output) -> String {
@@ -392,21 +414,7 @@ fn sigterm_and_sigint_stop_oracle_run_cleanly() {
     ] {
         let s = Sandbox::new().with_words();
         s.fake(HANG_IN_RAW_PASS, "");
-        let mut child = s
-            .command(&[
-                "oracle",
-                "run",
-                "--arch",
-                "SM80",
-                "--words",
-                "words.txt",
-                "--out",
-                "out.tsv",
-                "--nvdisasm",
-                "./nvdisasm",
-            ])
-            .spawn()
-            .unwrap();
+        let mut child = s.command(&oracle_run_args(&[])).spawn().unwrap();
         s.wait_for("reached", &mut child);
         signal(&child, sig);
         let out = child.wait_with_output().unwrap();
@@ -427,21 +435,7 @@ fn sigkill_of_oracle_run_leaves_the_old_file_and_the_next_run_cleans_up() {
         r#"[ "$1" = "-b" ] && { touch "$(dirname "$0")/reached"; exec sleep 1000; }"#,
         "",
     );
-    let mut child = s
-        .command(&[
-            "oracle",
-            "run",
-            "--arch",
-            "SM80",
-            "--words",
-            "words.txt",
-            "--out",
-            "out.tsv",
-            "--nvdisasm",
-            "./nvdisasm",
-        ])
-        .spawn()
-        .unwrap();
+    let mut child = s.command(&oracle_run_args(&[])).spawn().unwrap();
     s.wait_for("reached", &mut child);
     signal(&child, libc::SIGKILL);
     let st = child.wait().unwrap();
@@ -564,18 +558,7 @@ fn a_damaged_oracle_is_refused_by_diff() {
 /// failure can be replayed.
 #[test]
 fn signals_at_random_moments_of_record_never_leave_a_mixed_oracle() {
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1);
-    eprintln!("seed {seed}");
-    let mut x = seed | 1;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = moments();
     let s = Sandbox::new().with_oracle();
     let before = s.snapshot("oracle");
     for round in 0..6 {
@@ -646,16 +629,8 @@ fn signals_at_random_moments_of_record_never_leave_a_mixed_oracle() {
 /// SIGTERM leaves nothing behind.
 #[test]
 fn signals_at_random_moments_of_oracle_run_keep_out_tsv_whole() {
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1);
-    eprintln!("seed {seed}");
-    let mut x = seed | 1;
+    let mut next = moments();
     for round in 0..6 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
         let s = Sandbox::new().with_words();
         s.fake("sleep 0.05", "");
         let sig = if round % 2 == 0 {
@@ -663,19 +638,8 @@ fn signals_at_random_moments_of_oracle_run_keep_out_tsv_whole() {
         } else {
             libc::SIGKILL
         };
-        let delay = Duration::from_millis(x % 400);
-        let mut args = vec![
-            "oracle",
-            "run",
-            "--arch",
-            "SM80",
-            "--words",
-            "words.txt",
-            "--out",
-            "out.tsv",
-        ];
-        args.extend_from_slice(&["--nvdisasm", "./nvdisasm"]);
-        let mut child = s.command(&args).spawn().unwrap();
+        let delay = Duration::from_millis(next() % 400);
+        let mut child = s.command(&oracle_run_args(&[])).spawn().unwrap();
         std::thread::sleep(delay);
         signal(&child, sig);
         let status = child.wait().unwrap();

@@ -508,14 +508,7 @@ fn learn_order(segs: &[Seg], titles: &[String], samples: &[Sample]) -> Vec<Strin
                 .map(|(k, g)| (titles.len() + k, g.run(s.word).to_vec()))
                 .filter(|(_, r)| !r.is_empty()),
         );
-        let mut found = Vec::new();
-        split_into(
-            &s.mods,
-            &pieces,
-            &mut vec![false; pieces.len()],
-            &mut Vec::new(),
-            &mut found,
-        );
+        let found = splits(&s.mods, &pieces);
         if found.len() != 1 {
             continue;
         }
@@ -593,11 +586,25 @@ fn install(v: &mut Variant, segs: Vec<Seg>, order: Vec<String>) {
 }
 
 /// Every way `mods` is the concatenation of all `pieces` (each used once), as slot orders;
-/// stops at two.
+/// at most two (a text that splits twice votes for nothing).
+fn splits(mods: &[String], pieces: &[(usize, Vec<String>)]) -> Vec<Vec<usize>> {
+    let mut found = Vec::new();
+    split_into(
+        mods,
+        pieces,
+        &mut vec![false; pieces.len()],
+        &mut Vec::new(),
+        &mut found,
+    );
+    found
+}
+
+/// [`splits`]' search: extends `order` (slots used so far, `used` marking them) by every
+/// piece that starts `mods`; stops at two.
 fn split_into(
     mods: &[String],
     pieces: &[(usize, Vec<String>)],
-    used: &mut Vec<bool>,
+    used: &mut [bool],
     order: &mut Vec<usize>,
     found: &mut Vec<Vec<usize>>,
 ) {
@@ -647,26 +654,13 @@ mod tests {
             (1, s(&["EU"])),
             (2, s(&["INVALID2"])),
         ];
-        let mut found = Vec::new();
-        split_into(
-            &s(&["INVALID2", "EU", "INVALID2"]),
-            &pieces,
-            &mut vec![false; 3],
-            &mut Vec::new(),
-            &mut found,
-        );
         // Fields 0 and 2 print the same token: two splits, so the text votes for nothing.
-        assert_eq!(found.len(), 2);
-        let pieces = vec![(0, s(&["F16", "RN"])), (1, s(&["EF"]))];
-        let mut found = Vec::new();
-        split_into(
-            &s(&["F16", "RN", "EF"]),
-            &pieces,
-            &mut vec![false; 2],
-            &mut Vec::new(),
-            &mut found,
+        assert_eq!(
+            splits(&s(&["INVALID2", "EU", "INVALID2"]), &pieces).len(),
+            2
         );
-        assert_eq!(found, vec![vec![0, 1]]);
+        let pieces = vec![(0, s(&["F16", "RN"])), (1, s(&["EF"]))];
+        assert_eq!(splits(&s(&["F16", "RN", "EF"]), &pieces), vec![vec![0, 1]]);
     }
 
     #[test]
