@@ -6,11 +6,11 @@ use sass_conform::Arch;
 use sass_conform::codec::{
     Codec, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
 };
-use sass_conform::conform::resolved::{Provenance, ResolvedSet, resolve_tables};
 use sass_conform::conform::{Differ, Finding, lint, predict};
 use sass_conform::oracle::{self, Entry, Manifest, Nvdisasm};
 use sass_conform::reading::combos::Split;
 use sass_conform::reading::model::Model;
+use sass_conform::reading::resolved::{Provenance, ResolvedSet, resolve_tables};
 use sass_conform::render::Renderer;
 use sass_conform::spec::{self, ModifierName};
 use std::io::{BufWriter, Write};
@@ -1052,7 +1052,8 @@ fn corpus_seed(
 }
 
 fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
-    use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
+    use sass_conform::conform::resolve::bit_findings;
+    use sass_conform::reading::flips::{Answers, read_bits};
     let codec = Codec::new(load_some_tables(&a.paths, a.arch)?)?;
     // Never the check split nor the compiler's words: they are what the reading is scored on.
     let entries = load_entries_where(&a.oracle, sass_conform::reading::combos::is_learnable)?;
@@ -1067,7 +1068,7 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     }
     if let Some(path) = &a.write {
         let tables = resolved.clone().expect("resolved when --write is given");
-        let reading = sass_conform::conform::resolved::read_tables(tables.clone(), &entries);
+        let reading = sass_conform::reading::resolved::read_tables(tables.clone(), &entries);
         let manifest = Manifest::read_or_default(a.oracle.join("MANIFEST.json"))?;
         let mut versions: Vec<String> = manifest
             .files
@@ -1082,7 +1083,7 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
                 date: oracle::today_utc(),
                 nvdisasm_versions: versions,
                 oracle_entries: entries.len(),
-                method: sass_conform::conform::resolved::METHOD.into(),
+                method: sass_conform::reading::resolved::METHOD.into(),
             },
             model: Model::learn(&Codec::new(reading.clone())?, &entries),
             tables: reading,

@@ -2,8 +2,8 @@
 //! (resolved/tables.json) written back into the five table files, read back and compared line
 //! by line with the originals.
 
-use sass_conform::conform::resolved::ResolvedSet;
 use sass_conform::oracle::{Answer, read_entries};
+use sass_conform::reading::resolved::ResolvedSet;
 use sass_conform::spec::emit::{emit_table, unwritten};
 use sass_conform::spec::{BitRange, FieldKind, Table, Variant, load_tables, parse_table};
 use std::collections::BTreeSet;

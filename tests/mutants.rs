@@ -34,9 +34,10 @@
 use rayon::prelude::*;
 use sass_conform::Arch;
 use sass_conform::codec::Codec;
-use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
+use sass_conform::conform::resolve::bit_findings;
 use sass_conform::conform::{Finding, lint};
 use sass_conform::oracle::{Entry, is_sweep_file, load_entries_where};
+use sass_conform::reading::flips::{Answers, read_bits};
 use sass_conform::spec::parse::field_bits;
 use sass_conform::spec::{Dialect, FieldKind, GroupKind, Table, Variant, load_table, parse_table};
 use std::collections::{BTreeMap, BTreeSet};

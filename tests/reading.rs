@@ -4,10 +4,10 @@
 
 use sass_conform::Arch;
 use sass_conform::codec::{Codec, Word};
-use sass_conform::conform::resolved::ResolvedSet;
 use sass_conform::conform::{Prediction, predict};
 use sass_conform::reading::legality::Legality;
 use sass_conform::reading::model::Model;
+use sass_conform::reading::resolved::ResolvedSet;
 use sass_conform::render::Renderer;
 use sass_conform::spec::load_tables;
 use std::path::{Path, PathBuf};

@@ -5,11 +5,12 @@
 use sass_conform::Arch;
 use sass_conform::codec::{Codec, Verdict, Word};
 use sass_conform::conform::lint;
-use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
-use sass_conform::conform::resolved::ResolvedSet;
+use sass_conform::conform::resolve::bit_findings;
 use sass_conform::oracle::{
     Answer, is_evidence_file, load_entries_where, read_entries, write_entries,
 };
+use sass_conform::reading::flips::{Answers, read_bits};
+use sass_conform::reading::resolved::ResolvedSet;
 use sass_conform::spec::load_tables;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

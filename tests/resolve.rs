@@ -2,10 +2,11 @@
 //! with their evidence, the committed resolved tables, and the agreement they reach.
 
 use sass_conform::codec::Codec;
-use sass_conform::conform::resolve::{Answers, bit_findings, read_bits};
-use sass_conform::conform::resolved::{ResolvedSet, resolve_tables};
+use sass_conform::conform::resolve::bit_findings;
 use sass_conform::conform::{Finding, diff, diff_with};
 use sass_conform::oracle::{Entry, is_evidence_file, is_sweep_file, load_entries_where};
+use sass_conform::reading::flips::{Answers, read_bits};
+use sass_conform::reading::resolved::{ResolvedSet, resolve_tables};
 use sass_conform::render::Renderer;
 use sass_conform::spec::{Table, load_tables};
 use std::collections::BTreeMap;

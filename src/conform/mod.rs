@@ -5,7 +5,6 @@ pub mod archinfer;
 pub mod finding;
 pub mod lint;
 pub mod resolve;
-pub mod resolved;
 pub mod scan;
 pub use crate::oracle::text;
 

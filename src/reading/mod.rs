@@ -3,8 +3,10 @@
 //! bit layout; conform compares this reading with the tables and the recordings.
 
 pub mod combos;
+pub mod flips;
 pub mod legality;
 pub mod model;
 pub mod modifiers;
 pub mod operands;
+pub mod resolved;
 pub mod tree;

@@ -18,10 +18,11 @@ pub use text::{last_line, summary_text};
 
 use crate::arch::Arch;
 use crate::codec::{Codec, CodecError, VariantId, Verdict, Word};
-use crate::conform::resolve::{Answers, Effect, TableBit, bit_findings, disagreement, read_bits};
-use crate::conform::resolved::{ResolvedError, ResolvedSet};
+use crate::conform::resolve::{bit_findings, disagreement};
 use crate::conform::{DiffCounts, Finding, diff, lint};
 use crate::oracle::{self, Entry, Manifest, OracleError};
+use crate::reading::flips::{Answers, Effect, TableBit, read_bits};
+use crate::reading::resolved::{ResolvedError, ResolvedSet};
 use crate::render::Renderer;
 use crate::spec::{self, FieldKind, SpecError};
 use rayon::prelude::*;
@@ -767,7 +768,7 @@ fn assemble(
     for id in written.ids() {
         let (t, v) = (written.table(id), written.variant(id));
         let i = rows_index.index(id);
-        let tb = crate::conform::resolve::table_bits(v);
+        let tb = crate::reading::flips::table_bits(v);
         let mut bits = vec![UNSEEN; 128];
         let mut notes: Vec<String> = (0..128)
             .map(|b| format!("bit {b}: {}", table_claim(&tb[b])))

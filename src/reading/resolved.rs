@@ -3,9 +3,9 @@
 //! prints, which values nvdisasm rejects, the modifier print order). The originals stay
 //! untouched; the result is kept as data (resolved/) with its provenance.
 
-use super::resolve::{Effect, VariantReading};
-use super::text::Line;
+use super::flips::{Effect, VariantReading};
 use crate::codec::{Codec, VariantId, Word};
+use crate::oracle::text::Line;
 use crate::oracle::{Answer, Entry};
 use crate::render::Renderer;
 use crate::spec::{BitRange, Field, FieldKind, Table, Variant};
@@ -646,8 +646,8 @@ pub const METHOD: &str = "per variant: nvdisasm's answers for the fixed word wit
 
 /// Bit readings -> resolved layouts -> learned printing, from recorded answers.
 pub fn resolve_tables(codec: &Codec, entries: &[Entry]) -> Vec<Table> {
-    let answers = super::resolve::Answers::new(entries);
-    let readings = super::resolve::read_bits(codec, &answers);
+    let answers = super::flips::Answers::new(entries);
+    let readings = super::flips::read_bits(codec, &answers);
     let mut tables = resolve_layouts(codec, &readings);
     // A name learned in one pass (a dimension, say) lets the next pass line up the operands
     // of texts it could not before (an operand left out after it).

@@ -1,0 +1,311 @@
+//! Single-bit flips: what nvdisasm says each bit of each variant does, read from its answers
+//! for the variant's fixed word with one bit flipped (the sweeps in oracle/<arch>/).
+//!
+//! For a variant whose fixed word nvdisasm accepts (text T0), each bit b of 12..=127 is read
+//! from nvdisasm's answer for `fixed ^ (1 << b)`: illegal; unchanged (ignored, or not shown
+//! in the text, as scheduling bits are); the guard, one operand atom, or the modifiers changed.
+//! A changed operand atom whose value moved by 2^j gives "operand m, bit j"; a changed modifier
+//! is matched against the variant's modifier tables to give "group g, bit j".
+
+use crate::arch::Arch;
+use crate::codec::{Codec, VariantId, Word};
+use crate::conform::finding::Evidence;
+use crate::oracle::text::{Line, atom_class, atom_value};
+use crate::oracle::{Answer, Entry};
+use crate::spec::{FieldKind, GroupKind, ModifierName, Variant};
+use serde::Serialize;
+use std::collections::HashMap;
+/// What the table says one bit is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum TableBit {
+    /// A fixed bit with this value.
+    Fixed(bool),
+    /// Bit `index` (0 = least significant) of the field labelled `label`.
+    Field {
+        /// Field label.
+        label: String,
+        /// Field kind.
+        kind: FieldKind,
+        /// Bit position inside the field's value.
+        index: u8,
+    },
+    /// No cell describes it.
+    Undescribed,
+}
+
+/// What nvdisasm shows flipping one bit of the fixed word does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Effect {
+    /// No recorded answer for the flipped word.
+    Unseen,
+    /// Same text as the fixed word (ignored, or not printed, like scheduling bits).
+    Same,
+    /// nvdisasm rejects the word, with this reason.
+    Illegal(String),
+    /// Another mnemonic: the bit selects the instruction.
+    Mnemonic(String),
+    /// The guard changed; bit `bit` of the 4-bit guard field (bit 3 = negate).
+    Guard {
+        /// Bit position inside the guard field.
+        bit: u8,
+    },
+    /// Operand atom `atom` (0-based, brackets flattened) changed by 2^`bit`.
+    Operand {
+        /// Atom index in the text.
+        atom: usize,
+        /// Bit position inside the operand's value.
+        bit: u8,
+    },
+    /// Modifiers changed: `removed` / `added` token runs; `group`/`bit` when a modifier table
+    /// of the variant explains it (value 0 -> value 2^bit); a lone added token no table names
+    /// is a flag.
+    Modifier {
+        /// Tokens that disappeared (dot-joined).
+        removed: String,
+        /// Tokens that appeared (dot-joined).
+        added: String,
+        /// The modifier table that explains it.
+        group: Option<u8>,
+        /// Bit of that table's value.
+        bit: Option<u8>,
+    },
+    /// Something else changed (several places, operand count...): both texts.
+    Other(String),
+}
+
+/// The reading of one bit: the table's claim and nvdisasm's answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct BitReading {
+    /// Bit number.
+    pub bit: u8,
+    /// What the table says.
+    pub table: TableBit,
+    /// What flipping it does.
+    pub effect: Effect,
+    /// The flipped word.
+    pub word: Word,
+    /// nvdisasm's text or `illegal: reason` for it ("" when unseen).
+    pub nvdisasm: String,
+}
+
+/// Every bit reading of one variant.
+#[derive(Debug, Clone, Serialize)]
+pub struct VariantReading {
+    /// Variant key.
+    pub key: String,
+    /// Arch.
+    pub arch: Arch,
+    /// The fixed word and nvdisasm's answer for it (text or `illegal: reason`).
+    pub base: Evidence,
+    /// Whether nvdisasm accepts the fixed word (no bit readings otherwise).
+    pub base_legal: bool,
+    /// Readings of bits 12..=127 (bits 0..=11 are the opcode).
+    pub bits: Vec<BitReading>,
+}
+
+/// Index of recorded answers by (arch, word).
+pub struct Answers<'a> {
+    map: HashMap<(Arch, u128), &'a Answer>,
+}
+
+impl<'a> Answers<'a> {
+    /// Indexes `entries`.
+    pub fn new(entries: &'a [Entry]) -> Answers<'a> {
+        Answers {
+            map: entries
+                .iter()
+                .map(|e| ((e.arch, e.word), &e.answer))
+                .collect(),
+        }
+    }
+    /// The recorded answer, if any.
+    pub fn get(&self, arch: Arch, w: u128) -> Option<&'a Answer> {
+        self.map.get(&(arch, w)).copied()
+    }
+}
+
+/// `text` or `illegal: reason`.
+pub fn answer_text(a: &Answer) -> String {
+    match a {
+        Answer::Text(t) => t.clone(),
+        Answer::Illegal(r) => format!("illegal: {r}"),
+    }
+}
+
+/// Reads every bit of every variant from the recorded answers.
+pub fn read_bits(codec: &Codec, answers: &Answers) -> Vec<(VariantId, VariantReading)> {
+    codec
+        .ids()
+        .filter_map(|id| read_variant(codec, id, answers).map(|r| (id, r)))
+        .collect()
+}
+
+/// The table's view of every bit of `v`.
+pub fn table_bits(v: &Variant) -> Vec<TableBit> {
+    let mut out: Vec<TableBit> = (0..128u32)
+        .map(|b| {
+            if v.fixed_mask >> b & 1 == 1 {
+                TableBit::Fixed(v.fixed_value >> b & 1 == 1)
+            } else {
+                TableBit::Undescribed
+            }
+        })
+        .collect();
+    for f in &v.fields {
+        let mut index = 0u8;
+        for r in &f.ranges {
+            for b in r.lo..=r.hi() {
+                out[b as usize] = TableBit::Field {
+                    label: f.label.clone(),
+                    kind: f.kind.clone(),
+                    index,
+                };
+                index += 1;
+            }
+        }
+    }
+    out
+}
+
+fn read_variant(codec: &Codec, id: VariantId, answers: &Answers) -> Option<VariantReading> {
+    let v = codec.variant(id);
+    let arch = codec.table(id).arch?;
+    let base_answer = answers.get(arch, v.fixed_value)?;
+    let base = Evidence {
+        word: Word(v.fixed_value).to_string(),
+        arch,
+        nvdisasm: answer_text(base_answer),
+    };
+    let tbits = table_bits(v);
+    let Answer::Text(t0) = base_answer else {
+        return Some(VariantReading {
+            key: v.key.clone(),
+            arch,
+            base,
+            base_legal: false,
+            bits: vec![],
+        });
+    };
+    let l0 = Line::parse(t0);
+    let bits = (12..128u8)
+        .map(|b| {
+            let w = v.fixed_value ^ (1u128 << b);
+            let (effect, nv) = match answers.get(arch, w) {
+                None => (Effect::Unseen, String::new()),
+                Some(a @ Answer::Illegal(r)) => (Effect::Illegal(r.clone()), answer_text(a)),
+                Some(Answer::Text(t)) => (effect_of(v, t0, l0.as_ref(), t), t.clone()),
+            };
+            BitReading {
+                bit: b,
+                table: tbits[b as usize].clone(),
+                effect,
+                word: Word(w),
+                nvdisasm: nv,
+            }
+        })
+        .collect();
+    Some(VariantReading {
+        key: v.key.clone(),
+        arch,
+        base,
+        base_legal: true,
+        bits,
+    })
+}
+
+/// What changed between the fixed word's text `t0` and a flipped word's text `t`.
+fn effect_of(v: &Variant, t0: &str, l0: Option<&Line>, t: &str) -> Effect {
+    if t == t0 {
+        return Effect::Same;
+    }
+    let (Some(a), Some(b)) = (l0, Line::parse(t)) else {
+        return Effect::Other(format!("`{t0}` -> `{t}`"));
+    };
+    if a.mnemonic != b.mnemonic {
+        return Effect::Mnemonic(b.mnemonic.to_string());
+    }
+    let guard = a.guard != b.guard;
+    let mods = a.mods != b.mods;
+    let ops = a.operands != b.operands;
+    match (guard, mods, ops) {
+        (true, false, false) => guard_bit(a.guard, b.guard)
+            .map(|bit| Effect::Guard { bit })
+            .unwrap_or_else(|| Effect::Other(format!("`{t0}` -> `{t}`"))),
+        (false, true, false) => modifier_effect(v, &a.mods, &b.mods),
+        (false, false, true) => {
+            operand_effect(a, &b).unwrap_or_else(|| Effect::Other(format!("`{t0}` -> `{t}`")))
+        }
+        _ => Effect::Other(format!("`{t0}` -> `{t}`")),
+    }
+}
+
+/// Which bit of the 4-bit guard field turns guard `a` into `b` (`P0` -> `!P0` is bit 3).
+fn guard_bit(a: &str, b: &str) -> Option<u8> {
+    let val = |g: &str| -> Option<u64> {
+        if g.is_empty() {
+            return Some(7);
+        }
+        let (neg, r) = match g.strip_prefix('!') {
+            Some(r) => (8, r),
+            None => (0, g),
+        };
+        Some(neg | atom_value(r)?)
+    };
+    one_bit(val(a)? ^ val(b)?)
+}
+
+fn one_bit(x: u64) -> Option<u8> {
+    (x.count_ones() == 1).then(|| x.trailing_zeros() as u8)
+}
+
+fn operand_effect(a: &Line, b: &Line) -> Option<Effect> {
+    let (xa, xb) = (a.atoms(), b.atoms());
+    if xa.len() != xb.len() {
+        return None;
+    }
+    let diff: Vec<usize> = (0..xa.len()).filter(|&i| xa[i] != xb[i]).collect();
+    let [i] = diff.as_slice() else { return None };
+    if atom_class(xa[*i]) != atom_class(xb[*i]) {
+        return None;
+    }
+    let bit = one_bit(atom_value(xa[*i])? ^ atom_value(xb[*i])?)?;
+    Some(Effect::Operand { atom: *i, bit })
+}
+
+/// Tokens removed from and added to the modifier list, as dot-joined runs.
+fn modifier_effect(v: &Variant, a: &[&str], b: &[&str]) -> Effect {
+    let removed: Vec<&str> = a.iter().filter(|m| !b.contains(m)).copied().collect();
+    let added: Vec<&str> = b.iter().filter(|m| !a.contains(m)).copied().collect();
+    let (removed, added) = (removed.join("."), added.join("."));
+    let (group, bit) = explain_modifier(v, &removed, &added).unzip();
+    Effect::Modifier {
+        removed,
+        added,
+        group,
+        bit,
+    }
+}
+
+/// The modifier table (and value bit) whose value 0 prints `removed` and value 2^bit prints
+/// `added`.
+fn explain_modifier(v: &Variant, removed: &str, added: &str) -> Option<(u8, u8)> {
+    let printed = |n: &ModifierName| match n {
+        ModifierName::Default => String::new(),
+        ModifierName::Named(s) => s.clone(),
+        ModifierName::Invalid(k) => format!("INVALID{k}"),
+        ModifierName::Unknown(k) => format!("???{k}"),
+    };
+    let mut found = None;
+    for g in v.groups.iter().filter(|g| g.kind == GroupKind::Mnemonic) {
+        let zero = g.lookup(0).map(|r| printed(&r.name));
+        if zero.as_deref().unwrap_or("") != removed {
+            continue;
+        }
+        for bit in 0..g.width.min(8) as u8 {
+            if g.lookup(1 << bit).map(|r| printed(&r.name)).as_deref() == Some(added) {
+                found.get_or_insert((g.index, bit));
+            }
+        }
+    }
+    found
+}
