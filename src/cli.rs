@@ -279,6 +279,25 @@ enum OracleCmd {
     /// Record combination words (every bit a variant does not fix random) for the learn or
     /// check split into DIR/combos/<split>/<ARCH>-<MNEMONIC>.tsv.
     Combos(CombosArgs),
+    /// Record the form-bit experiment (fixed bits nvdisasm refuses alone, flipped with every
+    /// other bit, then swept around the first legal pair) into
+    /// DIR/forms/<ARCH>-<MNEMONIC>.tsv; see `reading::forms`.
+    Forms(FormsArgs),
+}
+
+#[derive(Args, Debug)]
+struct FormsArgs {
+    #[command(flatten)]
+    view: ViewArgs,
+    /// Folder (or files) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// Oracle root to write into (MANIFEST.json there is updated).
+    #[arg(long, default_value = "oracle")]
+    out: PathBuf,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -398,6 +417,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Oracle(OracleCmd::Record(a)) => record(&a),
         Cmd::Oracle(OracleCmd::Run(a)) => oracle_run(&a),
         Cmd::Oracle(OracleCmd::Combos(a)) => record_combos(&a),
+        Cmd::Oracle(OracleCmd::Forms(a)) => record_forms(&a),
         Cmd::Oracle(OracleCmd::Manifest(a)) => oracle_manifest(&a),
         Cmd::Diff(a) => diff_cmd(&a),
         Cmd::Lint(a) => lint_cmd(&a),
@@ -856,6 +876,65 @@ fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
             &rel,
             &command,
         )?;
+    }
+    writer.commit()?;
+    eprintln!("{}: committed with MANIFEST.json", a.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `oracle forms`: the form-bit experiment of `reading::forms`, in rounds (each round asks
+/// nvdisasm about the words the answers so far call for), on the resolved layouts' fixed words.
+fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
+    use sass_conform::reading::{flips::Answers, forms};
+    oracle::interrupt::install()?;
+    let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+    let codec = match load_layouts(&a.specs, &a.view)? {
+        Some(c) => c,
+        None => load_codec(&a.specs)?,
+    };
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let mut writer = oracle::OracleWriter::open(&a.out)?;
+    for t in &codec.tables {
+        let arch = t.arch.expect("codec tables have an arch");
+        let mut entries: Vec<Entry> = Vec::new();
+        for round in 1..=4 {
+            let mut want: Vec<u128> = {
+                let known = Answers::new(&entries);
+                t.variants
+                    .iter()
+                    .flat_map(|v| forms::experiment_words(v, arch, &known))
+                    .filter(|&w| known.get(arch, w).is_none())
+                    .collect()
+            };
+            want.sort_unstable();
+            want.dedup();
+            if want.is_empty() {
+                break;
+            }
+            let pb = indicatif::ProgressBar::new(want.len() as u64);
+            pb.set_message(format!("{arch} {} round {round}", t.mnemonic));
+            let answers = nv.disassemble(arch, &want, Some(&pb))?;
+            pb.finish_and_clear();
+            entries.extend(want.iter().zip(answers).map(|(&word, answer)| Entry {
+                arch,
+                word,
+                answer,
+            }));
+        }
+        let rel = forms::forms_file(arch, &t.mnemonic);
+        writer.stage_entries(&rel, arch, &mut entries, nv.version(), &command)?;
+        let found: usize = {
+            let known = Answers::new(&entries);
+            t.variants
+                .iter()
+                .map(|v| forms::forms_of(v, arch, &known).len())
+                .sum()
+        };
+        eprintln!(
+            "{}: {} words, {found} form bits (staged)",
+            a.out.join(&rel).display(),
+            entries.len()
+        );
     }
     writer.commit()?;
     eprintln!("{}: committed with MANIFEST.json", a.out.display());

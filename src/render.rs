@@ -325,6 +325,7 @@ fn push_hex(out: &mut String, v: u64) {
 }
 
 fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) -> bool {
+    let open = out.len();
     out.push('[');
     let mut printed = 0;
     for (k, &i) in ids.iter().enumerate() {
@@ -347,7 +348,16 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
             };
         }
         if atom(&p.atoms[i], vals, suffix, out) {
-            printed += 1;
+            let at = start + usize::from(printed > 0);
+            if out[at..].starts_with("desc[") {
+                // A descriptor operand (SM80 LD bits 76 and 101, learned): nvdisasm writes it
+                // before the brackets, `desc[UR4][R2.64+0x210]`.
+                let desc = out.split_off(at);
+                out.truncate(start);
+                out.insert_str(open, &desc);
+            } else {
+                printed += 1;
+            }
         } else {
             // Left out (a base register RZ, an offset 0): no `+` for it.
             out.truncate(start);

@@ -34,12 +34,21 @@ impl<'a> Line<'a> {
             .split(',')
             .map(str::trim)
             .filter(|o| !o.is_empty())
-            .map(
-                |o| match o.strip_prefix('[').and_then(|o| o.strip_suffix(']')) {
-                    Some(inner) => inner.split('+').map(str::trim).collect(),
-                    None => vec![o],
-                },
-            )
+            .map(|o| {
+                // `desc[UR4][R2.64+0x10]`: the descriptor is an atom before the others.
+                let (desc, o) = match o.strip_prefix("desc[").and_then(|r| r.find(']')) {
+                    Some(end) if o[5 + end + 1..].starts_with('[') => {
+                        (Some(&o[..5 + end + 1]), &o[5 + end + 1..])
+                    }
+                    _ => (None, o),
+                };
+                let mut atoms: Vec<&str> = desc.into_iter().collect();
+                match o.strip_prefix('[').and_then(|o| o.strip_suffix(']')) {
+                    Some(inner) => atoms.extend(inner.split('+').map(str::trim)),
+                    None => atoms.push(o),
+                }
+                atoms
+            })
             .collect();
         Some(Line {
             guard,

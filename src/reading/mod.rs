@@ -4,6 +4,7 @@
 
 pub mod combos;
 pub mod flips;
+pub mod forms;
 pub mod legality;
 pub mod model;
 pub mod modifiers;

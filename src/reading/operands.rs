@@ -14,6 +14,7 @@
 use crate::codec::{Codec, Word};
 use crate::oracle::text::Line;
 use crate::oracle::{Answer, Entry};
+use crate::reading::forms::Form;
 use crate::render::Renderer;
 use crate::spec::{BitRange, FieldKind, Table};
 use std::collections::HashMap;
@@ -27,10 +28,14 @@ pub const MIN_GAIN: usize = 8;
 /// Votes per (variant, field): key (value, context bit above it) -> text -> count.
 type Votes = HashMap<u64, HashMap<String, usize>>;
 
-/// One operand field to learn: (table, variant, field, signature atom, context candidates).
-type Target = (usize, usize, usize, usize, Vec<usize>);
+/// Context candidates of one operand field: each a list of word bit ranges read above the
+/// value (a silent flag field's ranges, or a form bit with its context bits).
+type Contexts = Vec<Vec<BitRange>>;
 
-/// Votes per (table, variant, field): without context, and per context field.
+/// One operand field to learn: (table, variant, field, signature atom, context candidates).
+type Target = (usize, usize, usize, usize, Contexts);
+
+/// Votes per (table, variant, field): without context, and per context candidate.
 type FieldVotes = HashMap<(usize, usize, usize), (Votes, HashMap<usize, Votes>)>;
 
 /// Learns operand names (and context bits) for every variant of `tables` from the accepted
@@ -38,40 +43,109 @@ type FieldVotes = HashMap<(usize, usize, usize), (Votes, HashMap<usize, Votes>)>
 /// [`MAX_BITS`] bits (wide fields printed in full), then whether each wide field's 0 is left
 /// out (with the small fields printed as learned, so a word whose predicate nvdisasm also
 /// leaves out lines up).
-pub fn learn_operands(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
-    let tables = learn_pass(tables, entries, false);
-    learn_pass(tables, entries, true)
+///
+/// `forms` (indexed like the tables, see [`crate::reading::forms`]) adds context candidates:
+/// each form bit alone and with its context bits (SM80 LD's uniform register: bit 76 leaves
+/// it out, bits 76 and 101 print it `desc[URn]`).
+pub fn learn_operands(
+    tables: Vec<Table>,
+    entries: &[Entry],
+    forms: &[Vec<Vec<Form>>],
+) -> Vec<Table> {
+    let tables = learn_pass(tables, entries, Pass::Small, forms);
+    let tables = learn_pass(tables, entries, Pass::SmallAgain, forms);
+    learn_pass(tables, entries, Pass::Wide, forms)
 }
 
-/// One pass over the operand fields of up to [`MAX_BITS`] bits (`wide` false: every operand
-/// field printed by the plain rule) or over the wider ones (`wide` true: only they are).
-fn learn_pass(mut tables: Vec<Table>, entries: &[Entry], wide: bool) -> Vec<Table> {
+/// Which operand fields a pass learns, and how the others print meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Fields of up to [`MAX_BITS`] bits; every operand field printed by the plain rule.
+    Small,
+    /// The small fields again but the special ones (a context bit, or a value left out: the
+    /// LD predicate `P(7-v)`), which print as learned, so a field whose words need the
+    /// predicate right to line up (the uniform register of `LD_R_R_UR_I_P`) is learned too.
+    SmallAgain,
+    /// The wider fields (whether their 0 is left out); the small ones print as learned.
+    Wide,
+}
+
+/// A field that prints otherwise than a plain value: a context bit, or a value left out.
+fn special(f: &crate::spec::Field) -> bool {
+    !f.context.is_empty() || f.names.values().any(String::is_empty)
+}
+
+/// The context candidates of variant `v`: its silent one-bit flag fields (printing nothing
+/// at either value), and each form bit alone and with its context bits.
+fn contexts(v: &crate::spec::Variant, forms: &[Form]) -> Contexts {
+    let mut out: Contexts = v
+        .fields
+        .iter()
+        .filter(|f| {
+            matches!(f.kind, FieldKind::Flag(_))
+                && f.width() == 1
+                && f.names.values().all(String::is_empty)
+                && f.names.len() == 2
+        })
+        .map(|f| f.ranges.clone())
+        .collect();
+    for f in forms {
+        let bit = BitRange { lo: f.bit, len: 1 };
+        out.push(vec![bit]);
+        if !f.context.is_empty() {
+            let mut all = vec![bit];
+            all.extend(f.context.iter().map(|&b| BitRange { lo: b, len: 1 }));
+            out.push(all);
+        }
+    }
+    out
+}
+
+/// The value of the word bits `ranges` (concatenated low first).
+fn bits_of(word: u128, ranges: &[BitRange]) -> u64 {
+    let (mut v, mut shift) = (0u64, 0u32);
+    for r in ranges {
+        v |= ((word >> r.lo) as u64 & ((1u64 << r.len) - 1)) << shift;
+        shift += r.len as u32;
+    }
+    v
+}
+
+/// One pass over the operand fields of `pass` (see [`Pass`]).
+fn learn_pass(
+    mut tables: Vec<Table>,
+    entries: &[Entry],
+    pass: Pass,
+    forms: &[Vec<Vec<Form>>],
+) -> Vec<Table> {
     let mut plain = tables.clone();
     let mut targets: Vec<Target> = Vec::new();
     for (ti, t) in plain.iter_mut().enumerate() {
         for (vi, v) in t.variants.iter_mut().enumerate() {
-            let silent: Vec<usize> = (0..v.fields.len())
-                .filter(|&i| {
-                    let f = &v.fields[i];
-                    matches!(f.kind, FieldKind::Flag(_))
-                        && f.width() == 1
-                        && f.names.values().all(String::is_empty)
-                        && f.names.len() == 2
-                })
-                .collect();
+            let no_forms = Vec::new();
+            let vf = forms.get(ti).and_then(|t| t.get(vi)).unwrap_or(&no_forms);
+            let silent = contexts(v, vf);
             for fi in 0..v.fields.len() {
                 let f = &mut v.fields[fi];
                 let FieldKind::Operand(k) = f.kind else {
                     continue;
                 };
                 let is_wide = f.width() > MAX_BITS;
-                if is_wide || !wide {
+                let (target, clear) = match pass {
+                    Pass::Small => (!is_wide, true),
+                    Pass::SmallAgain => {
+                        let t = !is_wide && !special(f);
+                        (t, t || is_wide)
+                    }
+                    Pass::Wide => (is_wide, is_wide),
+                };
+                if clear {
                     f.names.clear();
                     f.context.clear();
                 }
-                if is_wide == wide {
+                if target {
                     // A wide field is only asked whether its 0 is left out (no context).
-                    let ctx = if wide { Vec::new() } else { silent.clone() };
+                    let ctx = if is_wide { Vec::new() } else { silent.clone() };
                     targets.push((ti, vi, fi, k as usize, ctx));
                 }
             }
@@ -141,8 +215,8 @@ fn learn_pass(mut tables: Vec<Table>, entries: &[Entry], wide: bool) -> Vec<Tabl
                     .or_default()
                     .entry(seen.clone())
                     .or_default() += 1;
-                for &c in silent {
-                    let key = val | dd.values()[c] << w;
+                for (c, ranges) in silent.iter().enumerate() {
+                    let key = val | bits_of(d.word.0, ranges) << w;
                     *entry
                         .1
                         .entry(c)
@@ -155,6 +229,8 @@ fn learn_pass(mut tables: Vec<Table>, entries: &[Entry], wide: bool) -> Vec<Tabl
             }
         }
     }
+    let ctx_of: HashMap<(usize, usize, usize), &Contexts> =
+        targets.iter().map(|t| ((t.0, t.1, t.2), &t.4)).collect();
     for ((ti, vi, fi), (plain_votes, ctx_votes)) in votes {
         let v = &mut tables[ti].variants[vi];
         if v.fields[fi].width() > MAX_BITS {
@@ -177,14 +253,15 @@ fn learn_pass(mut tables: Vec<Table>, entries: &[Entry], wide: bool) -> Vec<Tabl
         };
         let w = v.fields[fi].width();
         let ctx_ranges: Vec<BitRange> = context
-            .map(|c| v.fields[c].ranges.clone())
+            .and_then(|c| ctx_of.get(&(ti, vi, fi)).and_then(|cs| cs.get(c)).cloned())
             .unwrap_or_default();
+        let ctx_bits: u32 = ctx_ranges.iter().map(|r| r.len as u32).sum();
         let f = &mut v.fields[fi];
         f.names = names;
         f.context = ctx_ranges;
         // Keys never seen print as the value alone would have.
         if !f.context.is_empty() {
-            for key in 0..1u64 << (w + 1) {
+            for key in 0..1u64 << (w + ctx_bits) {
                 if !f.names.contains_key(&key)
                     && let Some(t) = f.names.get(&(key & ((1 << w) - 1))).cloned()
                 {
@@ -202,6 +279,19 @@ fn learn_pass(mut tables: Vec<Table>, entries: &[Entry], wide: bool) -> Vec<Tabl
 fn atom_at(xa: &[&str], xb: &[&str], k: usize) -> Option<String> {
     if k >= xa.len() {
         return None;
+    }
+    // nvdisasm writes a descriptor before the brackets (`desc[UR4][R2.64+0x10]`): line its
+    // atom up with the field's place.
+    if let Some(j) = xb
+        .iter()
+        .position(|a| a.starts_with("desc["))
+        .filter(|&j| j != k)
+        && xa.len() == xb.len()
+    {
+        let mut moved = xb.to_vec();
+        let d = moved.remove(j);
+        moved.insert(k, d);
+        return atom_at(xa, &moved, k);
     }
     if xa.len() == xb.len() {
         let others = (0..xa.len()).all(|j| j == k || xa[j] == xb[j]);
@@ -248,5 +338,10 @@ mod tests {
         );
         assert_eq!(atom_at(&ours, &["R1", "R9", "0x10", "!P2"], 3), None);
         assert_eq!(atom_at(&ours, &["R1", "R2"], 3), None);
+        let mem = ["R2.64", "UR4", "0x10"];
+        assert_eq!(
+            atom_at(&mem, &["desc[UR4]", "R2.64", "0x10"], 1),
+            Some("desc[UR4]".into())
+        );
     }
 }

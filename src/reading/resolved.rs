@@ -668,8 +668,13 @@ pub fn resolve_tables(codec: &Codec, entries: &[Entry]) -> Vec<Table> {
 /// ([`crate::reading::operands`]). What the table text format cannot hold (joint fields,
 /// context bits) lives only here; `--emit-tables` writes the layouts.
 pub fn read_tables(layouts: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
+    let forms = {
+        let answers = super::flips::Answers::new(entries);
+        super::forms::find_forms(&layouts, &answers)
+    };
+    let layouts = super::forms::unfix(layouts, &forms);
     let tables = crate::reading::modifiers::learn_modifiers(layouts, entries).0;
-    crate::reading::operands::learn_operands(tables, entries)
+    crate::reading::operands::learn_operands(tables, entries, &forms)
 }
 
 /// Errors reading or writing resolved/tables.json.
