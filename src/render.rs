@@ -363,8 +363,40 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
             out.truncate(start);
         }
     }
+    if printed == 0 {
+        first_atom_plain(p, v, ids, vals, out);
+    }
     out.push(']');
     true
+}
+
+/// nvdisasm never writes empty brackets: when every atom of a memory operand is left out it
+/// writes the first one by the plain rule, with its operand modifier (SM80 LD `[RZ]`,
+/// `desc[UR53][RZ.64]`; oracle/combos/check/SM80-LD.tsv).
+fn first_atom_plain(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) {
+    let Some(a) = ids.first().map(|&i| &p.atoms[i]) else {
+        return;
+    };
+    let Some(fi) = a.field else {
+        return;
+    };
+    let plain = AtomPlan {
+        names: std::collections::BTreeMap::new(),
+        ..a.clone()
+    };
+    let mut raw = vals.to_vec();
+    let w = v.fields[fi].width();
+    if w < 64 {
+        raw[fi] &= (1u64 << w) - 1;
+    }
+    let suffix = match &p.operand_modifier {
+        Some(m) if ids.len() > 1 => match m.suffixes.get(vals[m.field] as usize) {
+            Some(t) => t.clone(),
+            None => operand_suffix(v, m.field, vals[m.field]),
+        },
+        _ => String::new(),
+    };
+    atom(&plain, &raw, Some(&suffix), out);
 }
 
 /// The suffix the operand modifier field `mi` prints for `value` (`.U32`, or empty).

@@ -166,8 +166,60 @@ fn the_constraint_table_index_is_learned_from_the_reasons() {
 }
 
 #[test]
-fn known_gap_ptxas_ld_with_bit_76_is_rejected() {
-    // nvdisasm: `LD.E R27, [R28.64] ;` — ptxas sets bit 76 (no uniform register), which no
-    // learned word has: the reading rejects it. When this test fails, the gap is closed.
-    assert_eq!(read("SM80", "000768000c101900000000041c1b7980").text, None);
+fn ld_bit_76_leaves_the_uniform_register_out_and_bit_101_makes_it_a_descriptor() {
+    // ptxas words (oracle/cubins/sm80.tsv): bit 76 set in a `[R+UR+I]` form, with bit 90
+    // (`.64`); nvdisasm prints no uniform register, or `desc[URn]` before the brackets when
+    // bit 101 is set too.
+    assert_eq!(
+        text("SM80", "000768000c101900000000041c1b7980"),
+        "LD.E R27, [R28.64] ;"
+    );
+    assert_eq!(
+        text("SM80", "0000a4000c501d00000370041a0c7980"),
+        "LD.E.NA.128 R12, [R26.64+0x370] ;"
+    );
+    assert_eq!(
+        text("SM80", "000162200c5019200002100402167980"),
+        "LD.E.NA.LTC128B R22, desc[UR4][R2.64+0x210] ;"
+    );
+    // oracle/forms/SM80-LD.tsv: bit 76 alone on the `[R.U32+UR]` fixed word is refused.
+    assert_eq!(
+        read("SM80", "00000000080010000000000000000980").legality,
+        Some(Legality::Unrecognized {
+            reason: "Unrecognized operation for functional unit 'uC'".into()
+        })
+    );
+}
+
+#[test]
+fn form_bits_are_found_by_the_recorded_experiment() {
+    use sass_conform::oracle::for_each_entry_in_files;
+    use sass_conform::reading::flips::Answers;
+    use sass_conform::reading::forms::{Form, forms_of};
+    let mut entries = Vec::new();
+    for_each_entry_in_files(
+        Path::new("oracle"),
+        |p| p.components().any(|c| c.as_os_str() == "forms"),
+        |_, e| entries.push(e),
+    )
+    .unwrap();
+    let answers = Answers::new(&entries);
+    let tables = load_tables(&[PathBuf::from("specs")], None).unwrap();
+    let set = ResolvedSet::read(Path::new("resolved/tables.json"), &tables).unwrap();
+    let forms = |mn: &str, key: &str| {
+        let t = set.layouts.iter().find(|t| t.mnemonic == mn).unwrap();
+        let v = t.variants.iter().find(|v| v.key == key).unwrap();
+        forms_of(v, t.arch.unwrap(), &answers)
+    };
+    let ld76 = Form {
+        bit: 76,
+        partner: 90,
+        context: vec![101],
+    };
+    assert_eq!(forms("LD", "LD_R_R_UR_I_P"), vec![ld76.clone()]);
+    assert_eq!(forms("LD", "LD_R_R_UR"), vec![ld76]);
+    // Bit 76 of the forms without a uniform register: nvdisasm ignores it (not fixed).
+    assert_eq!(forms("LD", "LD_R_R_I_P"), vec![]);
+    // TEX bit 91 is refused alone and with every other bit: a fixed bit, not a form bit.
+    assert_eq!(forms("TEX", "TEX_P_R_R_R_R_UR_D_I"), vec![]);
 }
