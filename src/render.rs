@@ -370,6 +370,28 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
     true
 }
 
+/// The learned names of field `f` that differ from what the plain rule prints for the key
+/// (a resolved register field names every value `R0`..`RZ`; only the exceptions need a
+/// lookup when rendering).
+fn unplain_names(
+    plan: &AtomPlan,
+    f: usize,
+    n_fields: usize,
+    names: &std::collections::BTreeMap<u64, String>,
+) -> std::collections::BTreeMap<u64, String> {
+    let mut vals = vec![0u64; n_fields];
+    let mut text = String::new();
+    names
+        .iter()
+        .filter(|(k, name)| {
+            vals[f] = **k;
+            text.clear();
+            !atom(plan, &vals, None, &mut text) || text != **name
+        })
+        .map(|(k, name)| (*k, name.clone()))
+        .collect()
+}
+
 /// nvdisasm never writes empty brackets: when every atom of a memory operand is left out it
 /// writes the first one by the plain rule, with its operand modifier (SM80 LD `[RZ]`,
 /// `desc[UR53][RZ.64]`; oracle/combos/check/SM80-LD.tsv).
@@ -511,9 +533,9 @@ fn plan(v: &Variant) -> Plan {
                 })
                 .unwrap_or(if *k == OperandKind::ArrayDim { 4 } else { 0 })
                 .saturating_sub(at_fixed);
-            AtomPlan {
+            let mut plan = AtomPlan {
                 kind: k.clone(),
-                names: field.map(|f| v.fields[f].names.clone()).unwrap_or_default(),
+                names: Default::default(),
                 field,
                 distilled,
                 first: matches!(v.signature.operands.first(), Some(SigOperand::Plain(0))) && n == 0,
@@ -521,7 +543,11 @@ fn plan(v: &Variant) -> Plan {
                 signed_width: field
                     .filter(|&f| v.fields[f].signed)
                     .map(|f| v.fields[f].width()),
+            };
+            if let Some(f) = field {
+                plan.names = unplain_names(&plan, f, v.fields.len(), &v.fields[f].names);
             }
+            plan
         })
         .collect();
     Plan {
