@@ -1138,7 +1138,10 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     let entries = load_entries_where(&a.oracle, sass_conform::reading::combos::is_learnable)?;
     let answers = Answers::new(&entries);
     let readings = read_bits(&codec, &answers);
-    let findings = bit_findings(&codec, &readings);
+    let mut findings = bit_findings(&codec, &readings);
+    findings.extend(sass_conform::conform::forms::form_findings(
+        &codec, &answers,
+    ));
     print_findings(&findings, a.json)?;
     let resolved =
         (a.write.is_some() || a.emit_tables.is_some()).then(|| resolve_tables(&codec, &entries));

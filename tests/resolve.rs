@@ -222,3 +222,30 @@ fn readings_learned_from_half_the_answers_predict_the_other_half() {
     assert!(res.counts.legal_agreement() >= 0.99, "{:?}", res.counts);
     assert!(res.counts.verdict_agreement() >= 0.99, "{:?}", res.counts);
 }
+
+/// SM80 LD bit 76 (fixed to 0 in the four `[R+UR]` variants) is a form bit: one finding per
+/// variant, with nvdisasm's words from oracle/forms/SM80-LD.tsv.
+#[test]
+fn ld_bit_76_is_a_form_bit_of_the_uniform_register_variants() {
+    let es = load_entries_where("oracle", sass_conform::reading::combos::is_learnable).unwrap();
+    let codec = Codec::new(tables()).unwrap();
+    let found = sass_conform::conform::forms::form_findings(&codec, &Answers::new(&es));
+    let keys: Vec<&str> = found.iter().map(|f| f.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        ["LD_R_R_UR", "LD_R_R_UR_P", "LD_R_R_UR_I", "LD_R_R_UR_I_P"]
+    );
+    let f = &found[0];
+    assert_eq!(f.kind, "fixed-bit-is-form");
+    assert_eq!(f.bits, [76, 90, 101]);
+    let texts: Vec<&str> = f.evidence.iter().map(|e| e.nvdisasm.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "@P0 LD.EF.U8 R0, [R0.U32+UR0] ;",
+            "illegal: Unrecognized operation for functional unit 'uC'",
+            "@P0 LD.???0.EF.U8 R0, [R0.64] ;",
+            "@P0 LD.???0.EF.U8 R0, desc[UR0][R0.64] ;",
+        ]
+    );
+}

@@ -3,6 +3,7 @@
 
 pub mod archinfer;
 pub mod finding;
+pub mod forms;
 pub mod lint;
 pub mod resolve;
 pub mod scan;

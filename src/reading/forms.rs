@@ -11,9 +11,9 @@
 //!    (`... undefined value 0x10 for table 'TABLES_opex_0'` is the opex index, learned in
 //!    [`crate::reading::legality`]): `b` with every other bit `c` flipped too;
 //! 3. for the first such `c` that makes the word legal with the same mnemonic (the partner),
-//!    every other bit flipped around `fixed ^ b ^ c`: a bit the table leaves undescribed, that
-//!    changes nothing around the fixed word but changes the text here, is a context bit of the
-//!    form (bit 101: `desc[...]`).
+//!    every other bit flipped around `fixed ^ b ^ c`: a bit outside every field, that changes
+//!    nothing around the fixed word but changes the text here, is a context bit of the form
+//!    (bit 101: `desc[...]`).
 //!
 //! The reading view then leaves form and context bits free ([`unfix`]), so the combination
 //! words vary them and the legality tree and the operand names learn them
@@ -41,8 +41,8 @@ pub struct Form {
     pub bit: u8,
     /// The first bit that, flipped with it, makes the word legal (SM80 LD: 90).
     pub partner: u8,
-    /// Bits the table leaves undescribed that nvdisasm ignores around the fixed word but not
-    /// around `fixed ^ bit ^ partner` (SM80 LD: 101, `desc[...]`).
+    /// Bits outside every field that nvdisasm ignores around the fixed word but not around
+    /// `fixed ^ bit ^ partner` (SM80 LD: 101, `desc[...]`).
     pub context: Vec<u8>,
 }
 
@@ -137,7 +137,7 @@ pub fn forms_of(v: &Variant, arch: Arch, known: &Answers) -> Vec<Form> {
         let described = v.fields.iter().fold(0u128, |m, f| m | f.mask());
         let context = (12..128u8)
             .filter(|&d| d != b && d != c)
-            .filter(|&d| (v.fixed_mask | described) >> d & 1 == 0)
+            .filter(|&d| described >> d & 1 == 0)
             .filter(|&d| {
                 matches!(known.get(arch, v.fixed_value ^ 1 << d), Some(Answer::Text(t)) if t == base)
             })

@@ -760,6 +760,7 @@ fn assemble(
     findings.extend(
         bit_findings(written, &readings)
             .iter()
+            .chain(&crate::conform::forms::form_findings(written, &answers))
             .map(|f| FindingRow::of("resolve", f)),
     );
     let reading_of: HashMap<VariantId, _> = readings.iter().map(|(id, r)| (*id, r)).collect();
