@@ -1052,14 +1052,16 @@ fn corpus_seed(
 }
 
 fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
-    use sass_conform::conform::resolve::bit_findings;
+    use sass_conform::conform::resolve::bit_findings_read;
     use sass_conform::reading::flips::{Answers, read_bits};
     let codec = Codec::new(load_some_tables(&a.paths, a.arch)?)?;
     // Never the check split nor the compiler's words: they are what the reading is scored on.
     let entries = load_entries_where(&a.oracle, sass_conform::reading::combos::is_learnable)?;
     let answers = Answers::new(&entries);
     let readings = read_bits(&codec, &answers);
-    let findings = bit_findings(&codec, &readings);
+    // The learned reading explains bits in table words, when resolved/tables.json matches.
+    let set = ResolvedSet::read(Path::new("resolved/tables.json"), &codec.tables).ok();
+    let findings = bit_findings_read(&codec, &readings, set.as_ref().map(|s| &s.tables[..]));
     print_findings(&findings, a.json)?;
     let resolved =
         (a.write.is_some() || a.emit_tables.is_some()).then(|| resolve_tables(&codec, &entries));

@@ -86,7 +86,7 @@ fn finding_counts_by_kind() {
         ("field-bit-ignored", 24),
         ("field-bit-order", 72),
         ("field-boundary", 69),
-        ("field-effect-unexplained", 16),
+        ("field-effect-unexplained", 8),
         ("field-wrong-operand", 195),
         ("fixed-bit-ignored", 143),
         ("fixed-bit-is-field", 199),

@@ -121,7 +121,15 @@ pub fn reading_text(v: &Variant, e: &Effect) -> String {
                 "modifier `{removed}` -> `{added}`, which no modifier table of the variant explains"
             ),
         },
-        Effect::Other(s) => format!("changes the text in several places: {s}"),
+        Effect::Other(s) => match s
+            .strip_prefix('`')
+            .and_then(|s| s.strip_suffix('`'))
+            .and_then(|s| s.split_once("` -> `"))
+            .and_then(|(a, b)| super::explain::text_change(a, b))
+        {
+            Some(c) => format!("{} ({s})", super::explain::describe_change(&c)),
+            None => format!("the text changes: {s}"),
+        },
     }
 }
 
@@ -132,6 +140,20 @@ pub fn reading_text(v: &Variant, e: &Effect) -> String {
 /// bits changed since the recording) gets a `fixed-word-unrecorded` finding: nothing about
 /// it is checked until `sass-conform oracle record` asks nvdisasm.
 pub fn bit_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> Vec<Finding> {
+    bit_findings_read(codec, readings, None)
+}
+
+/// [`bit_findings`], with the learned reading (`ResolvedSet::tables`, parallel to the
+/// codec's tables) to explain bits whose flip changes the text in several places (field
+/// width, signed, the value an operand is left out at, context bits; see
+/// [`super::explain`]). A bit whose flip only makes the table's own operand appear at the
+/// same bit of its value (nvdisasm leaves it out at its default) agrees with the table.
+pub fn bit_findings_read(
+    codec: &Codec,
+    readings: &[(VariantId, VariantReading)],
+    reading: Option<&[crate::spec::Table]>,
+) -> Vec<Finding> {
+    let ex = super::explain::Explainer::new(codec, reading);
     let mut out = unrecorded_findings(codec, readings);
     for (id, vr) in readings {
         let (t, v) = (codec.table(*id), codec.variant(*id));
@@ -163,22 +185,40 @@ pub fn bit_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> 
                 reading: Some(vr.base.nvdisasm.clone()),
             });
         }
-        let mut groups: BTreeMap<(&'static str, String), Vec<&BitReading>> = BTreeMap::new();
+        let mut groups: BTreeMap<(&'static str, String), Vec<(&BitReading, String)>> =
+            BTreeMap::new();
         for r in &vr.bits {
-            if let Some(kind) = disagreement(v, r) {
+            let Some(kind) = disagreement(v, r) else {
+                continue;
+            };
+            let explained = match &r.effect {
+                Effect::Other(_) => {
+                    ex.explain(*id, r.bit, r.word.0, &vr.base.nvdisasm, &r.nvdisasm)
+                }
+                _ => None,
+            };
+            if explained.as_ref().is_some_and(|e| e.agrees) {
+                continue;
+            }
+            let text = match explained {
+                Some(e) => e.text,
+                None => reading_text(v, &r.effect),
+            };
+            {
                 let label = match &r.table {
                     TableBit::Field { label, .. } => label.clone(),
                     TableBit::Fixed(b) => format!("fixed {}", *b as u8),
                     TableBit::Undescribed => "undescribed".into(),
                 };
-                groups.entry((kind, label)).or_default().push(r);
+                groups.entry((kind, label)).or_default().push((r, text));
             }
         }
         for ((kind, label), rs) in groups {
             let readings: Vec<String> = rs
                 .iter()
-                .map(|r| format!("bit {}: {}", r.bit, reading_text(v, &r.effect)))
+                .map(|(r, text)| format!("bit {}: {text}", r.bit))
                 .collect();
+            let rs: Vec<&BitReading> = rs.iter().map(|(r, _)| *r).collect();
             let mut evidence = vec![vr.base.clone()];
             evidence.extend(rs.iter().map(|r| Evidence {
                 word: r.word.to_string(),

@@ -1,0 +1,146 @@
+//! Findings a table maintainer can act on (issue 11), checked offline from oracle/: every
+//! bit reading is explained in table words (field, value, transform), never only "the text
+//! changes".
+
+use sass_conform::codec::Codec;
+use sass_conform::conform::Finding;
+use sass_conform::conform::resolve::bit_findings_read;
+use sass_conform::oracle::{is_sweep_file, load_entries_where};
+use sass_conform::reading::flips::{Answers, read_bits};
+use sass_conform::reading::resolved::ResolvedSet;
+use sass_conform::spec::load_tables;
+use std::path::{Path, PathBuf};
+
+/// `resolve`'s findings with the committed learned reading, as the CLI makes them.
+fn findings() -> Vec<Finding> {
+    let tables = load_tables(&[PathBuf::from("specs")], None).unwrap();
+    let set = ResolvedSet::read(Path::new("resolved/tables.json"), &tables).unwrap();
+    let codec = Codec::new(tables).unwrap();
+    let es = load_entries_where("oracle", is_sweep_file).unwrap();
+    let answers = Answers::new(&es);
+    bit_findings_read(&codec, &read_bits(&codec, &answers), Some(&set.tables))
+}
+
+/// The reading of one bit inside a finding's reading (`bit N: ...`).
+fn bit_reading(f: &Finding, bit: u8) -> String {
+    let r = f.reading.as_deref().unwrap_or("");
+    let first = format!("bit {bit}: ");
+    let rest = format!("; bit {bit}: ");
+    let start = if let Some(s) = r.strip_prefix(&first) {
+        s
+    } else {
+        let i = r
+            .find(&rest)
+            .unwrap_or_else(|| panic!("no bit {bit} in {r}"));
+        &r[i + rest.len()..]
+    };
+    start.split("; bit ").next().unwrap().to_string()
+}
+
+fn find<'a>(fs: &'a [Finding], key: &str, kind: &str, bit: u8) -> &'a Finding {
+    fs.iter()
+        .find(|f| f.key == key && f.kind == kind && f.bits.contains(&bit))
+        .unwrap_or_else(|| panic!("no {kind} finding of {key} at bit {bit}"))
+}
+
+#[test]
+fn no_reading_is_only_that_the_text_changes() {
+    let fs = findings();
+    let vague: Vec<String> = fs
+        .iter()
+        .filter(|f| {
+            f.reading.as_deref().is_some_and(|r| {
+                r.contains("changes the text in several places") || r.contains(": the text changes")
+            })
+        })
+        .map(|f| f.line_text())
+        .collect();
+    assert!(
+        vague.is_empty(),
+        "{} vague readings: {vague:#?}",
+        vague.len()
+    );
+    assert!(fs.len() > 1000);
+}
+
+#[test]
+fn ld_immediate_is_a_signed_offset_printed_only_when_non_zero() {
+    let fs = findings();
+    let f = find(&fs, "LD_R_R", "fixed-bit-is-field", 33);
+    assert_eq!(
+        bit_reading(f, 33),
+        "read as LD_R_R_I: bit 1 of its `operand 2` (32 bits, signed, left out at 0); prints \
+         `0x2`: bit 1 of an immediate printed only when non-zero (left out at 0) \
+         (`@P0 LD.EF.U8 R0, [R0] ;` -> `@P0 LD.EF.U8 R0, [R0+0x2] ;`)"
+    );
+    assert_eq!(
+        bit_reading(f, 63),
+        "read as LD_R_R_I: bit 31 of its `operand 2` (32 bits, signed, left out at 0); prints \
+         `-0x80000000`: the sign bit 31 of a signed 32-bit immediate (two's complement), \
+         printed only when non-zero (`@P0 LD.EF.U8 R0, [R0] ;` -> \
+         `@P0 LD.EF.U8 R0, [R0+-0x80000000] ;`)"
+    );
+    let f = find(&fs, "LD_R_R_UR", "fixed-bit-is-field", 63);
+    assert!(
+        bit_reading(f, 63).contains("the sign bit 23 of a signed 24-bit immediate"),
+        "{}",
+        bit_reading(f, 63)
+    );
+}
+
+#[test]
+fn ld_predicate_is_inverted_with_a_complement_bit() {
+    let fs = findings();
+    let f = find(&fs, "LD_R_R", "undescribed-bit-matters", 64);
+    assert_eq!(
+        bit_reading(f, 64),
+        "read as LD_R_R_P: bit 0 of its `operand 2` (3 bits, printed name also keyed by bit \
+         67); prints `P6`: a predicate operand printed inverted, P(7-v): v = 1 (bit 0) prints \
+         P6; left out at v = 0 (PT) (`@P0 LD.EF.U8 R0, [R0] ;` -> `@P0 LD.EF.U8 R0, [R0], P6 ;`)"
+    );
+    let f = find(&fs, "LD_R_R_P", "field-effect-unexplained", 67);
+    assert!(
+        bit_reading(f, 67).starts_with(
+            "bit 0 of the table's `cNOT` (1 bits, left out at 0); a context bit of `operand 2`"
+        ),
+        "{}",
+        bit_reading(f, 67)
+    );
+    assert!(bit_reading(f, 67).contains("prints `!PT`: the complement bit (`!`)"));
+    // The table's own operand 3 of LD_R_R_I_P is right: nvdisasm only leaves it out at PT.
+    assert!(
+        !fs.iter()
+            .any(|f| f.key == "LD_R_R_I_P" && f.message.contains("`operand 3`")),
+        "LD_R_R_I_P operand 3 agrees with nvdisasm"
+    );
+}
+
+#[test]
+fn tld4_operands_left_out_at_their_defaults() {
+    let fs = findings();
+    let f = find(&fs, "TLD4_P_R_R_R_I_I_ARRAY_D", "fixed-bit-is-field", 72);
+    assert!(
+        bit_reading(f, 72).starts_with(
+            "read as TLD4_P_R_R_R_I_I_ARRAY_D_I: bit 0 of its `operand 7` (4 bits); prints \
+             `0xe`: an immediate left out at its default 0xf (all 4 bits set); this bit is its \
+             bit 0"
+        ),
+        "{}",
+        bit_reading(f, 72)
+    );
+    let f = find(&fs, "TLD4_P_R_R_R_I_I_ARRAY_D", "fixed-bit-is-field", 32);
+    assert!(
+        bit_reading(f, 32).contains(
+            "prints `R254`: a register operand left out at RZ (255); this bit is bit 0 of the \
+             register number (255 -> 254)"
+        ),
+        "{}",
+        bit_reading(f, 32)
+    );
+    let f = find(&fs, "LD_R_R", "fixed-bit-is-field", 91);
+    assert!(
+        bit_reading(f, 91).starts_with("selects variant LD_R_R_UR"),
+        "{}",
+        bit_reading(f, 91)
+    );
+}
