@@ -179,6 +179,16 @@ struct ResolveArgs {
     /// the same relative paths (specs/sm100/TLD.txt -> DIR/sm100/TLD.txt), for `diff -u`.
     #[arg(long, value_name = "DIR")]
     emit_tables: Option<PathBuf>,
+    /// Print a unified diff of the table files (the corrections the text format can hold:
+    /// labels, cells, value names, distilled lines; the same as `--emit-tables`), each hunk
+    /// annotated with the root causes it corrects, instead of the findings; apply it with
+    /// `patch -p1` from the folder above the tables' folder.
+    #[arg(long)]
+    patch: bool,
+    /// The learned reading (written by `resolve --write`) that explains the findings in table
+    /// words; left out when the file is missing or does not match the tables.
+    #[arg(long, default_value = "resolved/tables.json")]
+    resolved: PathBuf,
 }
 
 /// Which view of the tables the codec uses.
@@ -1060,11 +1070,18 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     let answers = Answers::new(&entries);
     let readings = read_bits(&codec, &answers);
     // The learned reading explains bits in table words, when resolved/tables.json matches.
-    let set = ResolvedSet::read(Path::new("resolved/tables.json"), &codec.tables).ok();
+    let set = ResolvedSet::read(&a.resolved, &codec.tables).ok();
     let findings = bit_findings_read(&codec, &readings, set.as_ref().map(|s| &s.tables[..]));
-    print_findings(&findings, a.json)?;
-    let resolved =
-        (a.write.is_some() || a.emit_tables.is_some()).then(|| resolve_tables(&codec, &entries));
+    let causes = sass_conform::conform::rootcause::group(&findings);
+    let resolved = (a.write.is_some() || a.emit_tables.is_some() || a.patch)
+        .then(|| resolve_tables(&codec, &entries));
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if let (true, Some(r)) = (a.patch, &resolved) {
+        patch_out(&mut out, &a.paths, &codec.tables, r, &findings)?;
+    } else {
+        sass_conform::conform::rootcause::print(&mut out, &findings, &causes, a.json)?;
+    }
+    out.flush()?;
     if let (Some(dir), Some(tables)) = (&a.emit_tables, &resolved) {
         emit_tables(dir, &a.paths, &codec.tables, tables)?;
     }
@@ -1106,6 +1123,36 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `resolve --patch`: every table's patch, paths as `<folder name>/<path in it>` (or as
+/// loaded for a file given directly), hunks annotated with root causes.
+fn patch_out(
+    out: &mut impl Write,
+    paths: &[PathBuf],
+    tables: &[spec::Table],
+    resolved: &[spec::Table],
+    findings: &[Finding],
+) -> Result<()> {
+    let mut hunks = 0;
+    for (t, r) in tables.iter().zip(resolved) {
+        let path = Path::new(&t.path);
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut p = sass_conform::conform::patch::table_patch(&text, t, r, findings)?;
+        if let Some((dir, rel)) = paths
+            .iter()
+            .filter(|p| p.is_dir())
+            .find_map(|p| path.strip_prefix(p).ok().map(|rel| (p, rel)))
+        {
+            let name = dir.file_name().map(PathBuf::from).unwrap_or_default();
+            p.path = name.join(rel).display().to_string();
+        }
+        hunks += p.hunks.len();
+        write!(out, "{}", p.text())?;
+    }
+    eprintln!("{hunks} hunks over {} tables", tables.len());
+    Ok(())
 }
 
 /// `resolve --emit-tables DIR`: every table corrected by its resolved reading, written to

@@ -170,22 +170,12 @@ pub fn bit_findings_read(
             });
             continue;
         }
-        if v.distilled != vr.base.nvdisasm {
-            out.push(Finding {
-                file: t.path.clone(),
-                line: v.line,
-                key: v.key.clone(),
-                kind: "distilled-vs-nvdisasm".into(),
-                bits: vec![],
-                message: format!(
-                    "distilled line `{}` differs from nvdisasm's text for the fixed word",
-                    v.distilled
-                ),
-                evidence: vec![vr.base.clone()],
-                reading: Some(vr.base.nvdisasm.clone()),
-            });
-        }
-        let mut groups: BTreeMap<(&'static str, String), Vec<(&BitReading, String)>> =
+        out.extend(super::distilled::distilled_findings(codec, *id, vr));
+        // (kind, label, what differs) -> bits with their readings: one defect, one finding.
+        let mut groups: BTreeMap<(&'static str, String, String), Vec<(&BitReading, String)>> =
+            BTreeMap::new();
+        // Modifier bits nvdisasm places in a group: (label, group) -> (table index, value bit).
+        let mut placed: BTreeMap<(String, u8), Vec<(&BitReading, String, u8, u8)>> =
             BTreeMap::new();
         for r in &vr.bits {
             let Some(kind) = disagreement(v, r) else {
@@ -204,27 +194,112 @@ pub fn bit_findings_read(
                 Some(e) => e.text,
                 None => reading_text(v, &r.effect),
             };
+            let label = match &r.table {
+                TableBit::Field { label, .. } => label.clone(),
+                TableBit::Fixed(b) => format!("fixed {}", *b as u8),
+                TableBit::Undescribed => "undescribed".into(),
+            };
+            if let (
+                TableBit::Field {
+                    kind: FieldKind::Modifier(_),
+                    index,
+                    ..
+                },
+                Effect::Modifier {
+                    group: Some(g),
+                    bit: Some(nb),
+                    ..
+                },
+            ) = (&r.table, &r.effect)
             {
-                let label = match &r.table {
-                    TableBit::Field { label, .. } => label.clone(),
-                    TableBit::Fixed(b) => format!("fixed {}", *b as u8),
-                    TableBit::Undescribed => "undescribed".into(),
-                };
-                groups.entry((kind, label)).or_default().push((r, text));
+                placed
+                    .entry((label, *g))
+                    .or_default()
+                    .push((r, text, *index, *nb));
+                continue;
+            }
+            let detail = match &r.effect {
+                Effect::Operand { atom, .. } => match text_atom_to_signature(v, *atom) {
+                    Some(n) => format!("nvdisasm: operand {n}"),
+                    None => format!("nvdisasm: printed atom {atom}"),
+                },
+                Effect::Modifier { removed, added, .. } => {
+                    format!("nvdisasm: `{removed}` -> `{added}`")
+                }
+                _ => String::new(),
+            };
+            groups
+                .entry((kind, label, detail))
+                .or_default()
+                .push((r, text));
+        }
+        for ((label, g), bits) in placed {
+            let own = bits.iter().all(|(r, ..)| {
+                matches!(&r.table, TableBit::Field { kind: FieldKind::Modifier(n), .. } if *n == g)
+            });
+            let all: Vec<(&BitReading, String)> =
+                bits.iter().map(|(r, t, ..)| (*r, t.clone())).collect();
+            if !own {
+                groups
+                    .entry((
+                        "label-wrong-group",
+                        label.clone(),
+                        format!("nvdisasm: Modifier Group {g}"),
+                    ))
+                    .or_default()
+                    .extend(all);
+            }
+            let off: Vec<i16> = bits.iter().map(|b| b.3 as i16 - b.2 as i16).collect();
+            let moved: Vec<(&BitReading, String)> = bits
+                .iter()
+                .filter(|b| b.2 != b.3)
+                .map(|(r, t, ..)| (*r, t.clone()))
+                .collect();
+            if moved.is_empty() {
+                continue;
+            }
+            if off.iter().all(|d| *d == off[0]) {
+                let d = off[0];
+                groups
+                    .entry((
+                        "field-boundary",
+                        label,
+                        format!("Modifier Group {g}'s value bits sit {d:+} from the label's"),
+                    ))
+                    .or_default()
+                    .extend(moved);
+            } else {
+                groups
+                    .entry((
+                        "value-name-swap",
+                        label,
+                        format!(
+                            "Modifier Group {g}: the names of values 2^j are swapped (or its \
+                             bits are in another order)"
+                        ),
+                    ))
+                    .or_default()
+                    .extend(moved);
             }
         }
-        for ((kind, label), rs) in groups {
+        for ((kind, label, detail), rs) in groups {
             let readings: Vec<String> = rs
                 .iter()
                 .map(|(r, text)| format!("bit {}: {text}", r.bit))
                 .collect();
-            let rs: Vec<&BitReading> = rs.iter().map(|(r, _)| *r).collect();
+            let mut rs: Vec<&BitReading> = rs.iter().map(|(r, _)| *r).collect();
+            rs.sort_by_key(|r| r.bit);
             let mut evidence = vec![vr.base.clone()];
             evidence.extend(rs.iter().map(|r| Evidence {
                 word: r.word.to_string(),
                 arch: vr.arch,
                 nvdisasm: r.nvdisasm.clone(),
             }));
+            let detail = if detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({detail})")
+            };
             out.push(Finding {
                 file: t.path.clone(),
                 line: v.layout_lines[if rs[0].bit < 64 { 1 } else { 3 }],
@@ -232,7 +307,7 @@ pub fn bit_findings_read(
                 kind: kind.into(),
                 bits: rs.iter().map(|r| r.bit).collect(),
                 message: format!(
-                    "table: `{label}`; nvdisasm disagrees on {} bit(s)",
+                    "table: `{label}`; nvdisasm disagrees on {} bit(s){detail}",
                     rs.len()
                 ),
                 evidence,

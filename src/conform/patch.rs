@@ -1,0 +1,118 @@
+//! `resolve --patch`: a unified diff (`patch -p1` from the folder holding the tables' paths)
+//! of the table files, from each table as written to the same table corrected by its resolved
+//! layouts ([`crate::spec::emit::emit_table`], what `--emit-tables` writes: labels, cells,
+//! value names, distilled lines). Each hunk header carries the ids of the root causes it
+//! corrects (`@@ -12,3 +12,3 @@ rc-1a2b3c4d rc-...`, text `patch` ignores).
+
+use super::finding::Finding;
+use super::rootcause::id_of;
+use crate::spec::{SpecError, Table};
+use similar::TextDiff;
+use std::collections::BTreeSet;
+
+/// One hunk of a table's patch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    /// 1-based first and last line of the original file the hunk covers (context included).
+    pub old_lines: (usize, usize),
+    /// The hunk as `patch` reads it: the annotated `@@` header and its lines.
+    pub text: String,
+    /// Root-cause ids it corrects.
+    pub causes: Vec<String>,
+}
+
+/// The patch of one table file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TablePatch {
+    /// The table's path (`specs/sm100/TLD.txt`), written `a/<path>` and `b/<path>`.
+    pub path: String,
+    /// Hunks in file order (empty when the table needs no change the format can hold).
+    pub hunks: Vec<Hunk>,
+}
+
+impl TablePatch {
+    /// The unified diff of the file: `---`/`+++` header then every hunk (empty when no hunk).
+    pub fn text(&self) -> String {
+        if self.hunks.is_empty() {
+            return String::new();
+        }
+        let mut s = format!("--- a/{p}\n+++ b/{p}\n", p = self.path);
+        for h in &self.hunks {
+            s.push_str(&h.text);
+        }
+        s
+    }
+}
+
+/// The root causes a hunk over original lines `lo..=hi` corrects: the causes of the findings
+/// of `table` that point at a line inside it; failing that, those of the variants whose
+/// text it touches.
+fn causes_for(table: &Table, findings: &[Finding], lo: usize, hi: usize) -> Vec<String> {
+    let mine: Vec<&Finding> = findings.iter().filter(|f| f.file == table.path).collect();
+    let mut ids: BTreeSet<String> = mine
+        .iter()
+        .filter(|f| (lo..=hi).contains(&f.line))
+        .map(|f| id_of(f))
+        .collect();
+    if ids.is_empty() {
+        let spans = table.variants.iter().enumerate().map(|(i, v)| {
+            let end = table
+                .variants
+                .get(i + 1)
+                .map_or(usize::MAX, |n| n.line.saturating_sub(1));
+            (v.key.as_str(), v.line, end)
+        });
+        let keys: BTreeSet<&str> = spans
+            .filter(|(_, a, b)| *a <= hi && lo <= *b)
+            .map(|(k, ..)| k)
+            .collect();
+        ids = mine
+            .iter()
+            .filter(|f| keys.contains(f.key.as_str()))
+            .map(|f| id_of(f))
+            .collect();
+    }
+    ids.into_iter().collect()
+}
+
+/// The patch from `original_text` (the file of `original`) to the same table corrected by
+/// `resolved` (its resolved layouts), annotated with the root causes of `findings`.
+pub fn table_patch(
+    original_text: &str,
+    original: &Table,
+    resolved: &Table,
+    findings: &[Finding],
+) -> Result<TablePatch, SpecError> {
+    let corrected = crate::spec::emit::emit_table(original_text, original, resolved)?;
+    let diff = TextDiff::from_lines(original_text, corrected.as_str());
+    let mut hunks = Vec::new();
+    let mut udiff = diff.unified_diff();
+    udiff.context_radius(1);
+    for h in udiff.iter_hunks() {
+        let ops = h.ops();
+        let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
+            continue;
+        };
+        let (lo, hi) = (
+            first.old_range().start + 1,
+            last.old_range().end.max(first.old_range().start + 1),
+        );
+        let causes = causes_for(original, findings, lo, hi);
+        let body = h.to_string();
+        let (header, rest) = body.split_once('\n').unwrap_or((body.as_str(), ""));
+        let text = if causes.is_empty() {
+            format!("{header}\n{rest}")
+        } else {
+            format!("{header} {}\n{rest}", causes.join(" "))
+        };
+        hunks.push(Hunk {
+            old_lines: (lo, hi),
+            text,
+            causes,
+        });
+    }
+    Ok(TablePatch {
+        path: original.path.clone(),
+        hunks,
+    })
+}
