@@ -1075,14 +1075,17 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     let causes = sass_conform::conform::rootcause::group(&findings);
     let resolved = (a.write.is_some() || a.emit_tables.is_some() || a.patch)
         .then(|| resolve_tables(&codec, &entries));
+    let corrected = resolved
+        .as_ref()
+        .map(|r| sass_conform::conform::patch::corrections(&codec.tables, r, &findings));
     let mut out = BufWriter::new(std::io::stdout().lock());
-    if let (true, Some(r)) = (a.patch, &resolved) {
+    if let (true, Some(r)) = (a.patch, &corrected) {
         patch_out(&mut out, &a.paths, &codec.tables, r, &findings)?;
     } else {
         sass_conform::conform::rootcause::print(&mut out, &findings, &causes, a.json)?;
     }
     out.flush()?;
-    if let (Some(dir), Some(tables)) = (&a.emit_tables, &resolved) {
+    if let (Some(dir), Some(tables)) = (&a.emit_tables, &corrected) {
         emit_tables(dir, &a.paths, &codec.tables, tables)?;
     }
     if let Some(path) = &a.write {

@@ -7,7 +7,7 @@
 use super::explain::text_change;
 use super::finding::{Evidence, Finding};
 use crate::codec::{Codec, VariantId};
-use crate::oracle::text::{Line, atom_class};
+use crate::oracle::text::{Line, atom_class, atom_value};
 use crate::reading::flips::{Effect, TableBit, VariantReading};
 use crate::spec::FieldKind;
 
@@ -114,10 +114,40 @@ pub fn distilled_findings(codec: &Codec, id: VariantId, vr: &VariantReading) -> 
         ));
     }
     let na = n.atoms();
+    // Per atom place of nvdisasm's text: the value bits the table's own operand fields move
+    // there (single flips; several together give any value made of them).
+    let mut movable: std::collections::HashMap<usize, u64> = Default::default();
+    for r in &vr.bits {
+        if let (
+            Effect::Operand { atom, bit },
+            TableBit::Field {
+                kind: FieldKind::Operand(_),
+                ..
+            },
+        ) = (&r.effect, &r.table)
+            && *bit < 64
+        {
+            *movable.entry(*atom).or_default() |= 1 << bit;
+        }
+    }
+    let composed = |i: usize, a: &str| -> bool {
+        let (Some(x), Some(b)) = (atom_value(a), na.get(i)) else {
+            return false;
+        };
+        da.len() == na.len()
+            && atom_class(a) == atom_class(b)
+            && atom_value(b).is_some_and(|y| {
+                let m = movable.get(&i).copied().unwrap_or(0);
+                (x ^ y) & !m == 0
+            })
+    };
     let mut unexplained: Vec<String> = Vec::new();
     let mut fixed: Vec<(String, u8, Evidence)> = Vec::new();
     let mut shown: Vec<Evidence> = vec![vr.base.clone()];
-    for a in da.iter().filter(|a| !na.contains(a)) {
+    for (i, a) in da.iter().enumerate().filter(|(_, a)| !na.contains(a)) {
+        if composed(i, a) {
+            continue;
+        }
         match examples.iter().find(|e| e.0 == *a && e.1) {
             Some(e) => shown.push(e.2.clone()),
             None => match examples.iter().find(|e| e.0 == *a) {

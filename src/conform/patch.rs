@@ -10,6 +10,25 @@ use crate::spec::{SpecError, Table};
 use similar::TextDiff;
 use std::collections::BTreeSet;
 
+/// The resolved layouts as the table files should hold them: a variant's distilled line is
+/// kept as written unless `findings` has a distilled finding for it (its operand values are
+/// examples: nvdisasm's text for the fixed word leaves out operands at their defaults, the
+/// line shows them). `--emit-tables`, `--patch` and the report's hunks all use this.
+pub fn corrections(tables: &[Table], resolved: &[Table], findings: &[Finding]) -> Vec<Table> {
+    let mut out = resolved.to_vec();
+    for (t, r) in tables.iter().zip(out.iter_mut()) {
+        for (v, rv) in t.variants.iter().zip(r.variants.iter_mut()) {
+            let wrong = findings
+                .iter()
+                .any(|f| f.file == t.path && f.key == v.key && f.kind.starts_with("distilled-"));
+            if !wrong && v.key == rv.key {
+                rv.distilled = v.distilled.clone();
+            }
+        }
+    }
+    out
+}
+
 /// One hunk of a table's patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hunk {

@@ -581,6 +581,7 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
                 &read_bits(&written, &Answers::new(&entries)),
             ))
             .collect();
+        let layouts = crate::conform::patch::corrections(&tables, &layouts, &all);
         let mut patches = Vec::new();
         for (t, l) in tables.iter().zip(&layouts) {
             let text = std::fs::read_to_string(&t.path).map_err(io_err(Path::new(&t.path)))?;
