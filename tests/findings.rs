@@ -180,6 +180,8 @@ fn the_patch_leaves_only_what_the_format_cannot_hold() {
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(&t.path, &to).unwrap();
     }
+    // The arch of TLD4 (no arch line) comes from the folder's manifest.
+    std::fs::copy("specs/ARCH_MANIFEST.tsv", copy.join("ARCH_MANIFEST.tsv")).unwrap();
     let mut child = std::process::Command::new("patch")
         .args(["-p1", "-s"])
         .current_dir(dir.path())
@@ -218,7 +220,11 @@ fn the_patch_leaves_only_what_the_format_cannot_hold() {
         .args(["--json", "--resolved", "/nonexistent"])
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
     for l in String::from_utf8(out.stdout).unwrap().lines() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap();
@@ -244,4 +250,50 @@ fn the_patch_leaves_only_what_the_format_cannot_hold() {
         "kinds the patch should have corrected remain: {kinds:?}"
     );
     eprintln!("left after the patch, by kind: {kinds:?}");
+}
+
+/// `resolve` leads with the root-cause summary; `--json` ends with the root causes, and every
+/// finding names its root cause. The TLD4 `modi 2` label that nvdisasm reads as Modifier Group
+/// 3 is one root cause over 48 variants.
+#[test]
+fn resolve_leads_with_root_causes() {
+    let bin = env!("CARGO_BIN_EXE_sass-conform");
+    let out = std::process::Command::new(bin)
+        .arg("resolve")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("163 root causes behind 1371 findings, in 5 tables\n"),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    let out = std::process::Command::new(bin)
+        .args(["resolve", "--json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (last, findings) = lines.split_last().unwrap();
+    assert_eq!(findings.len(), 1371);
+    let causes = last["root_causes"].as_array().unwrap();
+    assert_eq!(causes.len(), 163);
+    assert!(findings.iter().all(|f| f["root_cause"].as_str().is_some()));
+    let c = causes
+        .iter()
+        .find(|c| {
+            c["kind"] == "label-wrong-group"
+                && c["file"] == "specs/unknown-arch/TLD4.txt"
+                && c["bits"] == serde_json::json!([79, 80])
+                && c["message"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("(nvdisasm: Modifier Group 3)")
+        })
+        .expect("TLD4 modi 2 -> group 3 root cause");
+    assert_eq!(c["variants"].as_array().unwrap().len(), 48);
+    assert!(c["evidence"][0].as_str().unwrap().contains("TLD4"));
 }
