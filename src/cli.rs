@@ -1080,7 +1080,7 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         .map(|r| sass_conform::conform::patch::corrections(&codec.tables, r, &findings));
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let (true, Some(r)) = (a.patch, &corrected) {
-        patch_out(&mut out, &a.paths, &codec.tables, r, &findings)?;
+        patch_out(&mut out, &a.paths, &codec.tables, r, &findings, &answers)?;
     } else {
         sass_conform::conform::rootcause::print(&mut out, &findings, &causes, a.json)?;
     }
@@ -1136,13 +1136,11 @@ fn patch_out(
     tables: &[spec::Table],
     resolved: &[spec::Table],
     findings: &[Finding],
+    answers: &sass_conform::reading::flips::Answers,
 ) -> Result<()> {
     let mut hunks = 0;
-    for (t, r) in tables.iter().zip(resolved) {
-        let path = Path::new(&t.path);
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let mut p = sass_conform::conform::patch::table_patch(&text, t, r, findings)?;
+    for mut p in sass_conform::conform::patch::patches(tables, resolved, findings, answers)? {
+        let path = Path::new(&p.path).to_path_buf();
         if let Some((dir, rel)) = paths
             .iter()
             .filter(|p| p.is_dir())

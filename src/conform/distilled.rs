@@ -185,8 +185,7 @@ pub fn distilled_findings(codec: &Codec, id: VariantId, vr: &VariantReading) -> 
                     .chain(
                         missing
                             .iter()
-                            .map(|m| *m)
-                            .map(String::from)
+                            .map(|m| m.to_string())
                             .collect::<Vec<_>>()
                             .iter()
                     )

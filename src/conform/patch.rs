@@ -103,7 +103,18 @@ pub fn table_patch(
     findings: &[Finding],
 ) -> Result<TablePatch, SpecError> {
     let corrected = crate::spec::emit::emit_table(original_text, original, resolved)?;
-    let diff = TextDiff::from_lines(original_text, corrected.as_str());
+    Ok(diff_patch(original_text, &corrected, original, findings))
+}
+
+/// The patch from `original_text` to `corrected`, hunks annotated with the root causes of
+/// `findings` (pass only the ones the correction removes).
+fn diff_patch(
+    original_text: &str,
+    corrected: &str,
+    original: &Table,
+    findings: &[Finding],
+) -> TablePatch {
+    let diff = TextDiff::from_lines(original_text, corrected);
     let mut hunks = Vec::new();
     let mut udiff = diff.unified_diff();
     udiff.context_radius(1);
@@ -130,8 +141,55 @@ pub fn table_patch(
             causes,
         });
     }
-    Ok(TablePatch {
+    TablePatch {
         path: original.path.clone(),
         hunks,
-    })
+    }
+}
+
+/// Every table's patch (files read from the tables' paths), each hunk annotated with the
+/// root causes it corrects: those of the findings at its lines (or of the variants it
+/// touches) that are gone when lint and resolve read the corrected tables (parsed back, with
+/// the originals' archs) on `answers`.
+pub fn patches(
+    tables: &[Table],
+    corrected: &[Table],
+    findings: &[Finding],
+    answers: &crate::reading::flips::Answers,
+) -> Result<Vec<TablePatch>, SpecError> {
+    let mut texts = Vec::new();
+    let mut parsed = Vec::new();
+    for (t, c) in tables.iter().zip(corrected) {
+        let path = std::path::Path::new(&t.path);
+        let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let out = crate::spec::emit::emit_table(&text, t, c)?;
+        let mut back = crate::spec::parse_table(&t.path, &out)?;
+        back.arch = t.arch;
+        parsed.push(back);
+        texts.push((text, out));
+    }
+    let after: BTreeSet<String> = match crate::codec::Codec::new(parsed) {
+        Ok(codec) => {
+            let readings = crate::reading::flips::read_bits(&codec, answers);
+            super::lint(&codec)
+                .iter()
+                .chain(&super::resolve::bit_findings(&codec, &readings))
+                .map(id_of)
+                .collect()
+        }
+        Err(_) => BTreeSet::new(),
+    };
+    let gone: Vec<Finding> = findings
+        .iter()
+        .filter(|f| !after.contains(&id_of(f)))
+        .cloned()
+        .collect();
+    Ok(tables
+        .iter()
+        .zip(&texts)
+        .map(|(t, (text, out))| diff_patch(text, out, t, &gone))
+        .collect())
 }

@@ -7,6 +7,12 @@ use crate::codec::{Codec, VariantId, Word};
 use crate::reading::flips::{BitReading, Effect, TableBit, VariantReading};
 use crate::spec::{FieldKind, Variant};
 use std::collections::BTreeMap;
+/// (kind, table label, what nvdisasm reads instead): one finding each.
+type GroupKey = (&'static str, String, String);
+
+/// A modifier bit nvdisasm places in a group: (reading, its text, table index, value bit).
+type Placed<'a> = (&'a BitReading, String, u8, u8);
+
 /// A `fixed-word-unrecorded` finding for every variant (with an arch) that `readings` lacks.
 fn unrecorded_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> Vec<Finding> {
     let read: std::collections::HashSet<VariantId> = readings.iter().map(|r| r.0).collect();
@@ -172,11 +178,9 @@ pub fn bit_findings_read(
         }
         out.extend(super::distilled::distilled_findings(codec, *id, vr));
         // (kind, label, what differs) -> bits with their readings: one defect, one finding.
-        let mut groups: BTreeMap<(&'static str, String, String), Vec<(&BitReading, String)>> =
-            BTreeMap::new();
+        let mut groups: BTreeMap<GroupKey, Vec<(&BitReading, String)>> = BTreeMap::new();
         // Modifier bits nvdisasm places in a group: (label, group) -> (table index, value bit).
-        let mut placed: BTreeMap<(String, u8), Vec<(&BitReading, String, u8, u8)>> =
-            BTreeMap::new();
+        let mut placed: BTreeMap<(String, u8), Vec<Placed>> = BTreeMap::new();
         for r in &vr.bits {
             let Some(kind) = disagreement(v, r) else {
                 continue;

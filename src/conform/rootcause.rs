@@ -193,6 +193,21 @@ pub fn print(
     Ok(())
 }
 
+/// Adds each hunk of `patches` to the root causes it names (`patch`, hunks in file order, each
+/// after its file's `---`/`+++` header).
+pub fn attach_patches(causes: &mut [RootCause], patches: &[super::patch::TablePatch]) {
+    for p in patches {
+        for h in &p.hunks {
+            for c in causes.iter_mut().filter(|c| h.causes.contains(&c.id)) {
+                if c.patch.is_empty() || !c.patch.contains(&format!("+++ b/{}\n", p.path)) {
+                    c.patch.push_str(&format!("--- a/{0}\n+++ b/{0}\n", p.path));
+                }
+                c.patch.push_str(&h.text);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,20 +244,5 @@ mod tests {
             summary_lines(&rc, 4)[0],
             "3 root causes behind 4 findings, in 1 tables"
         );
-    }
-}
-
-/// Adds each hunk of `patches` to the root causes it names (`patch`, hunks in file order, each
-/// after its file's `---`/`+++` header).
-pub fn attach_patches(causes: &mut [RootCause], patches: &[super::patch::TablePatch]) {
-    for p in patches {
-        for h in &p.hunks {
-            for c in causes.iter_mut().filter(|c| h.causes.contains(&c.id)) {
-                if c.patch.is_empty() || !c.patch.contains(&format!("+++ b/{}\n", p.path)) {
-                    c.patch.push_str(&format!("--- a/{0}\n+++ b/{0}\n", p.path));
-                }
-                c.patch.push_str(&h.text);
-            }
-        }
     }
 }

@@ -582,13 +582,8 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
             ))
             .collect();
         let layouts = crate::conform::patch::corrections(&tables, &layouts, &all);
-        let mut patches = Vec::new();
-        for (t, l) in tables.iter().zip(&layouts) {
-            let text = std::fs::read_to_string(&t.path).map_err(io_err(Path::new(&t.path)))?;
-            if let Ok(p) = crate::conform::patch::table_patch(&text, t, l, &all) {
-                patches.push(p);
-            }
-        }
+        let answers = Answers::new(&entries);
+        let patches = crate::conform::patch::patches(&tables, &layouts, &all, &answers)?;
         crate::conform::rootcause::attach_patches(&mut report.root_causes, &patches);
     }
     report.summary.figures = figures(codec, model.as_ref(), &entries, &figure_of);
