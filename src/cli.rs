@@ -179,6 +179,16 @@ struct ResolveArgs {
     /// the same relative paths (specs/sm100/TLD.txt -> DIR/sm100/TLD.txt), for `diff -u`.
     #[arg(long, value_name = "DIR")]
     emit_tables: Option<PathBuf>,
+    /// Print a unified diff of the table files (the corrections the text format can hold:
+    /// labels, cells, value names, distilled lines; the same as `--emit-tables`), each hunk
+    /// annotated with the root causes it corrects, instead of the findings; apply it with
+    /// `patch -p1` from the folder above the tables' folder.
+    #[arg(long)]
+    patch: bool,
+    /// The learned reading (written by `resolve --write`) that explains the findings in table
+    /// words; left out when the file is missing or does not match the tables.
+    #[arg(long, default_value = "resolved/tables.json")]
+    resolved: PathBuf,
 }
 
 /// Which view of the tables the codec uses.
@@ -1131,21 +1141,33 @@ fn corpus_seed(
 }
 
 fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
-    use sass_conform::conform::resolve::bit_findings;
+    use sass_conform::conform::resolve::bit_findings_read;
     use sass_conform::reading::flips::{Answers, read_bits};
     let codec = Codec::new(load_some_tables(&a.paths, a.arch)?)?;
     // Never the check split nor the compiler's words: they are what the reading is scored on.
     let entries = load_entries_where(&a.oracle, sass_conform::reading::combos::is_learnable)?;
     let answers = Answers::new(&entries);
     let readings = read_bits(&codec, &answers);
-    let mut findings = bit_findings(&codec, &readings);
+    // The learned reading explains bits in table words, when resolved/tables.json matches.
+    let set = ResolvedSet::read(&a.resolved, &codec.tables).ok();
+    let mut findings = bit_findings_read(&codec, &readings, set.as_ref().map(|s| &s.tables[..]));
     findings.extend(sass_conform::conform::forms::form_findings(
         &codec, &answers,
     ));
-    print_findings(&findings, a.json)?;
-    let resolved =
-        (a.write.is_some() || a.emit_tables.is_some()).then(|| resolve_tables(&codec, &entries));
-    if let (Some(dir), Some(tables)) = (&a.emit_tables, &resolved) {
+    let causes = sass_conform::conform::rootcause::group(&findings);
+    let resolved = (a.write.is_some() || a.emit_tables.is_some() || a.patch)
+        .then(|| resolve_tables(&codec, &entries));
+    let corrected = resolved
+        .as_ref()
+        .map(|r| sass_conform::conform::patch::corrections(&codec.tables, r, &findings));
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if let (true, Some(r)) = (a.patch, &corrected) {
+        patch_out(&mut out, &a.paths, &codec.tables, r, &findings, &answers)?;
+    } else {
+        sass_conform::conform::rootcause::print(&mut out, &findings, &causes, a.json)?;
+    }
+    out.flush()?;
+    if let (Some(dir), Some(tables)) = (&a.emit_tables, &corrected) {
         emit_tables(dir, &a.paths, &codec.tables, tables)?;
     }
     if let Some(path) = &a.write {
@@ -1186,6 +1208,34 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `resolve --patch`: every table's patch, paths as `<folder name>/<path in it>` (or as
+/// loaded for a file given directly), hunks annotated with root causes.
+fn patch_out(
+    out: &mut impl Write,
+    paths: &[PathBuf],
+    tables: &[spec::Table],
+    resolved: &[spec::Table],
+    findings: &[Finding],
+    answers: &sass_conform::reading::flips::Answers,
+) -> Result<()> {
+    let mut hunks = 0;
+    for mut p in sass_conform::conform::patch::patches(tables, resolved, findings, answers)? {
+        let path = Path::new(&p.path).to_path_buf();
+        if let Some((dir, rel)) = paths
+            .iter()
+            .filter(|p| p.is_dir())
+            .find_map(|p| path.strip_prefix(p).ok().map(|rel| (p, rel)))
+        {
+            let name = dir.file_name().map(PathBuf::from).unwrap_or_default();
+            p.path = name.join(rel).display().to_string();
+        }
+        hunks += p.hunks.len();
+        write!(out, "{}", p.text())?;
+    }
+    eprintln!("{hunks} hunks over {} tables", tables.len());
+    Ok(())
 }
 
 /// `resolve --emit-tables DIR`: every table corrected by its resolved reading, written to

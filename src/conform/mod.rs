@@ -2,10 +2,14 @@
 //! answers (counts, and mismatches grouped by variant, field and cause).
 
 pub mod archinfer;
+pub mod distilled;
+pub mod explain;
 pub mod finding;
 pub mod forms;
 pub mod lint;
+pub mod patch;
 pub mod resolve;
+pub mod rootcause;
 pub mod scan;
 pub use crate::oracle::text;
 

@@ -7,6 +7,12 @@ use crate::codec::{Codec, VariantId, Word};
 use crate::reading::flips::{BitReading, Effect, TableBit, VariantReading};
 use crate::spec::{FieldKind, Variant};
 use std::collections::BTreeMap;
+/// (kind, table label, what nvdisasm reads instead): one finding each.
+type GroupKey = (&'static str, String, String);
+
+/// A modifier bit nvdisasm places in a group: (reading, its text, table index, value bit).
+type Placed<'a> = (&'a BitReading, String, u8, u8);
+
 /// A `fixed-word-unrecorded` finding for every variant (with an arch) that `readings` lacks.
 fn unrecorded_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> Vec<Finding> {
     let read: std::collections::HashSet<VariantId> = readings.iter().map(|r| r.0).collect();
@@ -121,7 +127,15 @@ pub fn reading_text(v: &Variant, e: &Effect) -> String {
                 "modifier `{removed}` -> `{added}`, which no modifier table of the variant explains"
             ),
         },
-        Effect::Other(s) => format!("changes the text in several places: {s}"),
+        Effect::Other(s) => match s
+            .strip_prefix('`')
+            .and_then(|s| s.strip_suffix('`'))
+            .and_then(|s| s.split_once("` -> `"))
+            .and_then(|(a, b)| super::explain::text_change(a, b))
+        {
+            Some(c) => format!("{} ({s})", super::explain::describe_change(&c)),
+            None => format!("the text changes: {s}"),
+        },
     }
 }
 
@@ -132,6 +146,20 @@ pub fn reading_text(v: &Variant, e: &Effect) -> String {
 /// bits changed since the recording) gets a `fixed-word-unrecorded` finding: nothing about
 /// it is checked until `sass-conform oracle record` asks nvdisasm.
 pub fn bit_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> Vec<Finding> {
+    bit_findings_read(codec, readings, None)
+}
+
+/// [`bit_findings`], with the learned reading (`ResolvedSet::tables`, parallel to the
+/// codec's tables) to explain bits whose flip changes the text in several places (field
+/// width, signed, the value an operand is left out at, context bits; see
+/// [`super::explain`]). A bit whose flip only makes the table's own operand appear at the
+/// same bit of its value (nvdisasm leaves it out at its default) agrees with the table.
+pub fn bit_findings_read(
+    codec: &Codec,
+    readings: &[(VariantId, VariantReading)],
+    reading: Option<&[crate::spec::Table]>,
+) -> Vec<Finding> {
+    let ex = super::explain::Explainer::new(codec, reading);
     let mut out = unrecorded_findings(codec, readings);
     for (id, vr) in readings {
         let (t, v) = (codec.table(*id), codec.variant(*id));
@@ -148,43 +176,134 @@ pub fn bit_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> 
             });
             continue;
         }
-        if v.distilled != vr.base.nvdisasm {
-            out.push(Finding {
-                file: t.path.clone(),
-                line: v.line,
-                key: v.key.clone(),
-                kind: "distilled-vs-nvdisasm".into(),
-                bits: vec![],
-                message: format!(
-                    "distilled line `{}` differs from nvdisasm's text for the fixed word",
-                    v.distilled
-                ),
-                evidence: vec![vr.base.clone()],
-                reading: Some(vr.base.nvdisasm.clone()),
-            });
-        }
-        let mut groups: BTreeMap<(&'static str, String), Vec<&BitReading>> = BTreeMap::new();
+        out.extend(super::distilled::distilled_findings(codec, *id, vr));
+        // (kind, label, what differs) -> bits with their readings: one defect, one finding.
+        let mut groups: BTreeMap<GroupKey, Vec<(&BitReading, String)>> = BTreeMap::new();
+        // Modifier bits nvdisasm places in a group: (label, group) -> (table index, value bit).
+        let mut placed: BTreeMap<(String, u8), Vec<Placed>> = BTreeMap::new();
         for r in &vr.bits {
-            if let Some(kind) = disagreement(v, r) {
-                let label = match &r.table {
-                    TableBit::Field { label, .. } => label.clone(),
-                    TableBit::Fixed(b) => format!("fixed {}", *b as u8),
-                    TableBit::Undescribed => "undescribed".into(),
-                };
-                groups.entry((kind, label)).or_default().push(r);
+            let Some(kind) = disagreement(v, r) else {
+                continue;
+            };
+            let explained = match &r.effect {
+                Effect::Other(_) => {
+                    ex.explain(*id, r.bit, r.word.0, &vr.base.nvdisasm, &r.nvdisasm)
+                }
+                _ => None,
+            };
+            if explained.as_ref().is_some_and(|e| e.agrees) {
+                continue;
+            }
+            let text = match explained {
+                Some(e) => e.text,
+                None => reading_text(v, &r.effect),
+            };
+            let label = match &r.table {
+                TableBit::Field { label, .. } => label.clone(),
+                TableBit::Fixed(b) => format!("fixed {}", *b as u8),
+                TableBit::Undescribed => "undescribed".into(),
+            };
+            if let (
+                TableBit::Field {
+                    kind: FieldKind::Modifier(_),
+                    index,
+                    ..
+                },
+                Effect::Modifier {
+                    group: Some(g),
+                    bit: Some(nb),
+                    ..
+                },
+            ) = (&r.table, &r.effect)
+            {
+                placed
+                    .entry((label, *g))
+                    .or_default()
+                    .push((r, text, *index, *nb));
+                continue;
+            }
+            let detail = match &r.effect {
+                Effect::Operand { atom, .. } => match text_atom_to_signature(v, *atom) {
+                    Some(n) => format!("nvdisasm: operand {n}"),
+                    None => format!("nvdisasm: printed atom {atom}"),
+                },
+                Effect::Modifier { removed, added, .. } => {
+                    format!("nvdisasm: `{removed}` -> `{added}`")
+                }
+                _ => String::new(),
+            };
+            groups
+                .entry((kind, label, detail))
+                .or_default()
+                .push((r, text));
+        }
+        for ((label, g), bits) in placed {
+            let own = bits.iter().all(|(r, ..)| {
+                matches!(&r.table, TableBit::Field { kind: FieldKind::Modifier(n), .. } if *n == g)
+            });
+            let all: Vec<(&BitReading, String)> =
+                bits.iter().map(|(r, t, ..)| (*r, t.clone())).collect();
+            if !own {
+                groups
+                    .entry((
+                        "label-wrong-group",
+                        label.clone(),
+                        format!("nvdisasm: Modifier Group {g}"),
+                    ))
+                    .or_default()
+                    .extend(all);
+            }
+            let off: Vec<i16> = bits.iter().map(|b| b.3 as i16 - b.2 as i16).collect();
+            let moved: Vec<(&BitReading, String)> = bits
+                .iter()
+                .filter(|b| b.2 != b.3)
+                .map(|(r, t, ..)| (*r, t.clone()))
+                .collect();
+            if moved.is_empty() {
+                continue;
+            }
+            if off.iter().all(|d| *d == off[0]) {
+                let d = off[0];
+                groups
+                    .entry((
+                        "field-boundary",
+                        label,
+                        format!("Modifier Group {g}'s value bits sit {d:+} from the label's"),
+                    ))
+                    .or_default()
+                    .extend(moved);
+            } else {
+                groups
+                    .entry((
+                        "value-name-swap",
+                        label,
+                        format!(
+                            "Modifier Group {g}: the names of values 2^j are swapped (or its \
+                             bits are in another order)"
+                        ),
+                    ))
+                    .or_default()
+                    .extend(moved);
             }
         }
-        for ((kind, label), rs) in groups {
+        for ((kind, label, detail), rs) in groups {
             let readings: Vec<String> = rs
                 .iter()
-                .map(|r| format!("bit {}: {}", r.bit, reading_text(v, &r.effect)))
+                .map(|(r, text)| format!("bit {}: {text}", r.bit))
                 .collect();
+            let mut rs: Vec<&BitReading> = rs.iter().map(|(r, _)| *r).collect();
+            rs.sort_by_key(|r| r.bit);
             let mut evidence = vec![vr.base.clone()];
             evidence.extend(rs.iter().map(|r| Evidence {
                 word: r.word.to_string(),
                 arch: vr.arch,
                 nvdisasm: r.nvdisasm.clone(),
             }));
+            let detail = if detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({detail})")
+            };
             out.push(Finding {
                 file: t.path.clone(),
                 line: v.layout_lines[if rs[0].bit < 64 { 1 } else { 3 }],
@@ -192,7 +311,7 @@ pub fn bit_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> 
                 kind: kind.into(),
                 bits: rs.iter().map(|r| r.bit).collect(),
                 message: format!(
-                    "table: `{label}`; nvdisasm disagrees on {} bit(s)",
+                    "table: `{label}`; nvdisasm disagrees on {} bit(s){detail}",
                     rs.len()
                 ),
                 evidence,

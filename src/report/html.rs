@@ -211,6 +211,7 @@ pub fn page(r: &Report) -> String {
             r.inputs.nvdisasm_versions.join(", ")
         })
     );
+    super::rootcauses::html(&mut o, r);
     summary(&mut o, r);
     if let Some(c) = &r.comparison {
         changes(&mut o, c);

@@ -9,6 +9,7 @@
 pub mod compare;
 pub mod crashes;
 mod html;
+mod rootcauses;
 mod text;
 pub mod words;
 
@@ -437,6 +438,11 @@ pub struct Report {
     pub mismatches: Vec<MismatchRow>,
     /// Findings, lint then resolve.
     pub findings: Vec<FindingRow>,
+    /// Findings grouped by root cause (lint and resolve), most variants first, each with its
+    /// evidence words and the patch hunks that correct it (when the resolved layouts are
+    /// given and the text format can hold the correction).
+    #[serde(default)]
+    pub root_causes: Vec<crate::conform::rootcause::RootCause>,
     /// Fuzz crashes.
     pub crashes: Vec<Crash>,
     /// The comparison with the baseline (null without one).
@@ -501,10 +507,12 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
     let tables = spec::load_tables(std::slice::from_ref(&opts.specs), None)?;
     let written = Codec::new(tables.clone())?;
     let resolved = opts.resolved.as_ref().filter(|p| p.is_file());
+    let mut layouts: Vec<spec::Table> = Vec::new();
     let (view_codec, model, view) = match resolved {
         Some(p) => {
             let set = ResolvedSet::read(p, &tables)?;
             let model = (!set.model.tables.is_empty()).then_some(set.model);
+            layouts = set.layouts;
             (Some(Codec::new(set.tables)?), model, "resolved")
         }
         None => (None, None, "as written"),
@@ -564,6 +572,20 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
 
     let crashes = scan_crashes(&opts.crash_dirs)?;
     let mut report = assemble(&written, codec, model.as_ref(), &entries, crashes);
+    // The patch hunk of each root cause: each table against its resolved layout.
+    if layouts.len() == tables.len() {
+        let all: Vec<crate::conform::Finding> = lint(&written)
+            .into_iter()
+            .chain(bit_findings(
+                &written,
+                &read_bits(&written, &Answers::new(&entries)),
+            ))
+            .collect();
+        let layouts = crate::conform::patch::corrections(&tables, &layouts, &all);
+        let answers = Answers::new(&entries);
+        let patches = crate::conform::patch::patches(&tables, &layouts, &all, &answers)?;
+        crate::conform::rootcause::attach_patches(&mut report.root_causes, &patches);
+    }
     report.summary.figures = figures(codec, model.as_ref(), &entries, &figure_of);
     report.inputs = inputs;
     Ok(report)
@@ -753,16 +775,13 @@ fn assemble(
 
     let answers = Answers::new(entries);
     let readings = read_bits(written, &answers);
-    let mut findings: Vec<FindingRow> = lint(written)
-        .iter()
-        .map(|f| FindingRow::of("lint", f))
-        .collect();
-    findings.extend(
-        bit_findings(written, &readings)
-            .iter()
-            .chain(&crate::conform::forms::form_findings(written, &answers))
-            .map(|f| FindingRow::of("resolve", f)),
-    );
+    let lint_f = lint(written);
+    let mut bit_f = bit_findings(written, &readings);
+    bit_f.extend(crate::conform::forms::form_findings(written, &answers));
+    let root_causes =
+        crate::conform::rootcause::group(&lint_f.iter().chain(&bit_f).cloned().collect::<Vec<_>>());
+    let mut findings: Vec<FindingRow> = lint_f.iter().map(|f| FindingRow::of("lint", f)).collect();
+    findings.extend(bit_f.iter().map(|f| FindingRow::of("resolve", f)));
     let reading_of: HashMap<VariantId, _> = readings.iter().map(|(id, r)| (*id, r)).collect();
 
     let mut rows = Vec::with_capacity(n);
@@ -894,6 +913,7 @@ fn assemble(
         mismatch_groups: groups,
         mismatches,
         findings,
+        root_causes,
         crashes,
         comparison: None,
     }

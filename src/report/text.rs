@@ -161,6 +161,7 @@ pub fn markdown(r: &Report) -> String {
             o.push('\n');
         }
     }
+    super::rootcauses::markdown(&mut o, r);
     headline_md(&mut o, s);
     let _ = writeln!(o, "## Summary\n");
     let _ = writeln!(
