@@ -419,7 +419,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 
 fn arch_infer_cmd(a: &ArchInferArgs) -> Result<ExitCode> {
     use sass_conform::conform::archinfer::{CANDIDATE_ARCHS, index, infer_arch, load_recorded};
-    let tables: Vec<_> = spec::load_tables(&a.paths, None)?
+    let tables: Vec<_> = load_some_tables(&a.paths, None)?
         .into_iter()
         .filter(|t| a.all || t.arch_source != "header")
         .collect();
@@ -436,7 +436,7 @@ fn arch_infer_cmd(a: &ArchInferArgs) -> Result<ExitCode> {
         )?;
         eprintln!("{n} answers recorded in {}/arch-infer/", a.oracle.display());
     }
-    let entries = load_recorded(&a.oracle)?;
+    let entries = load_recorded(&sass_conform::locate::data_path(&a.oracle))?;
     let idx = index(&entries);
     for t in &tables {
         let r = infer_arch(t, &CANDIDATE_ARCHS, |arch, w| idx.get(&(arch, w)).copied());
@@ -451,6 +451,7 @@ fn arch_infer_cmd(a: &ArchInferArgs) -> Result<ExitCode> {
 
 fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
     use sass_conform::conform::scan::{Live, ScanOptions, scan_paths};
+    use sass_conform::locate;
     let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
     let live = match (a.offline, a.live) {
         (true, _) => Live::Never,
@@ -458,8 +459,8 @@ fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
         _ => Live::IfMissing,
     };
     let opts = ScanOptions {
-        paths: a.paths.clone(),
-        oracle: Some(a.oracle.clone()),
+        paths: a.paths.iter().map(|p| locate::data_path(p)).collect(),
+        oracle: Some(locate::data_path(&a.oracle)),
         live,
         nvdisasm: a.nvdisasm.clone(),
         record: a.record.clone(),
@@ -481,7 +482,11 @@ fn load_codec(specs: &Path) -> Result<Codec> {
 }
 
 /// Tables under `paths`; an error when there are none (a wrong folder, say).
+/// The default `specs` missing from the current directory means the bundled tables.
 fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::Table>> {
+    if sass_conform::locate::wants_bundled_tables(paths) {
+        return Ok(spec::bundled_tables()?);
+    }
     let tables = spec::load_tables(paths, arch)?;
     if tables.is_empty() {
         bail!(
@@ -504,6 +509,7 @@ fn load_entries(dir: &Path) -> Result<Vec<Entry>> {
 /// Every recorded entry of the files under `dir` that `keep` accepts; an error when there is
 /// none.
 fn load_entries_where(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<Entry>> {
+    let dir = &sass_conform::locate::data_path(dir);
     if !dir.is_dir() {
         bail!(
             "{}: no such oracle folder (record one with `sass-conform oracle record`)",
@@ -530,11 +536,10 @@ fn load_view(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str)> {
 /// The resolved layouts (table labels, corrected bits) when the resolved file has them and
 /// `--as-written` is not given.
 fn load_layouts(specs: &Path, view: &ViewArgs) -> Result<Option<Codec>> {
-    if view.as_written || !view.resolved.is_file() {
-        return Ok(None);
-    }
     let tables = load_some_tables(&[specs.to_path_buf()], None)?;
-    let set = ResolvedSet::read(&view.resolved, &tables)?;
+    let Some(set) = read_resolved(specs, view, &tables)? else {
+        return Ok(None);
+    };
     if set.layouts.is_empty() {
         return Ok(None);
     }
@@ -545,12 +550,39 @@ fn load_layouts(specs: &Path, view: &ViewArgs) -> Result<Option<Codec>> {
 /// or when the resolved file predates it).
 fn load_view_model(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str, Option<Model>)> {
     let tables = load_some_tables(&[specs.to_path_buf()], None)?;
-    if view.as_written || !view.resolved.is_file() {
+    let Some(set) = read_resolved(specs, view, &tables)? else {
         return Ok((Codec::new(tables)?, "as written", None));
-    }
-    let set = ResolvedSet::read(&view.resolved, &tables)?;
+    };
     let model = (!set.model.tables.is_empty()).then_some(set.model);
     Ok((Codec::new(set.tables)?, "resolved", model))
+}
+
+/// The resolved view of `tables`: `--resolved` when it is a file, the bundled view when both
+/// it and the tables are the bundled defaults (see [`sass_conform::locate`]), else none (or
+/// `--as-written`).
+fn read_resolved(
+    specs: &Path,
+    view: &ViewArgs,
+    tables: &[spec::Table],
+) -> Result<Option<ResolvedSet>> {
+    use sass_conform::locate;
+    if view.as_written {
+        return Ok(None);
+    }
+    if view.resolved.is_file() {
+        return Ok(Some(ResolvedSet::read(&view.resolved, tables)?));
+    }
+    if locate::wants_bundled_tables(&[specs.to_path_buf()])
+        && locate::wants_bundled_resolved(&view.resolved)
+    {
+        let name = Path::new("(bundled) resolved/tables.json");
+        return Ok(Some(ResolvedSet::from_slice(
+            locate::BUNDLED_RESOLVED,
+            name,
+            tables,
+        )?));
+    }
+    Ok(None)
 }
 
 fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
@@ -818,11 +850,12 @@ fn oracle_manifest(a: &ManifestArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let listed = oracle::ListedFiles::open(&a.oracle)?;
-    let n = oracle::for_each_entry_where(&a.oracle, |_| true, |_| {})?;
+    let dir = &sass_conform::locate::data_path(&a.oracle);
+    let listed = oracle::ListedFiles::open(dir)?;
+    let n = oracle::for_each_entry_where(dir, |_| true, |_| {})?;
     outln!(
         "{}: {} files, {n} entries: all match {}",
-        a.oracle.display(),
+        dir.display(),
         listed.files.len(),
         listed.manifest_path.display()
     );
@@ -868,14 +901,15 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     let (codec, view, model) = load_view_model(&a.specs, &a.view)?;
     let r = Renderer::new(&codec);
     let mut differ = Differ::new(&codec, &r).with_model(model.as_ref());
+    let oracle_dir = &sass_conform::locate::data_path(&a.oracle);
     let mut figures: std::collections::BTreeMap<String, DiffCounts> = Default::default();
-    if !a.oracle.is_dir() {
+    if !oracle_dir.is_dir() {
         bail!(
             "{}: no such oracle folder (record one with `sass-conform oracle record`)",
-            a.oracle.display()
+            oracle_dir.display()
         );
     }
-    let n = oracle::for_each_entry_in_files(&a.oracle, oracle::is_evidence_file, |p, e| {
+    let n = oracle::for_each_entry_in_files(oracle_dir, oracle::is_evidence_file, |p, e| {
         let before = differ.counts().clone();
         differ.add(&e);
         figures
@@ -886,7 +920,7 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     if n == 0 {
         bail!(
             "{}: no oracle entries (*.tsv) in this folder",
-            a.oracle.display()
+            oracle_dir.display()
         );
     }
     let mut res = differ.finish();
@@ -1069,7 +1103,9 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     if let Some(path) = &a.write {
         let tables = resolved.clone().expect("resolved when --write is given");
         let reading = sass_conform::reading::resolved::read_tables(tables.clone(), &entries);
-        let manifest = Manifest::read_or_default(a.oracle.join("MANIFEST.json"))?;
+        let manifest = Manifest::read_or_default(
+            sass_conform::locate::data_path(&a.oracle).join("MANIFEST.json"),
+        )?;
         let mut versions: Vec<String> = manifest
             .files
             .iter()
@@ -1130,8 +1166,14 @@ fn emit_tables(
                     _ => path.file_name().map(PathBuf::from).unwrap_or_default(),
                 }
             });
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let bundled = spec::BUNDLED
+            .iter()
+            .find(|(p, _)| Path::new("specs").join(p) == path && !path.exists());
+        let text = match bundled {
+            Some((_, text)) => text.to_string(),
+            None => std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?,
+        };
         let out = spec::emit::emit_table(&text, t, r)?;
         spec::emit::write_emitted(dir, &rel, &out)?;
         let changed = text
@@ -1171,11 +1213,22 @@ struct ReportArgs {
 }
 
 fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
+    use sass_conform::locate;
     use sass_conform::report;
+    // Away from the repository: its tables, resolved view and oracle, where it still is.
+    let repo = |p: &Path, default: bool| match default && !p.exists() {
+        true => Path::new(locate::REPO).join(p),
+        false => p.to_path_buf(),
+    };
     let opts = report::Options {
-        specs: a.specs.clone(),
-        oracle: a.oracle.clone(),
-        resolved: (!a.view.as_written).then(|| a.view.resolved.clone()),
+        specs: repo(&a.specs, locate::wants_bundled_tables(&[a.specs.clone()])),
+        oracle: a.oracle.iter().map(|p| locate::data_path(p)).collect(),
+        resolved: (!a.view.as_written).then(|| {
+            repo(
+                &a.view.resolved,
+                locate::wants_bundled_resolved(&a.view.resolved),
+            )
+        }),
         crash_dirs: a.crashes.clone(),
     };
     let out = (a.out.clone()).unwrap_or_else(|| Path::new("reports").join(oracle::today_utc()));
@@ -1221,7 +1274,12 @@ struct CorpusRecordArgs {
 fn corpus_record(a: &CorpusRecordArgs) -> Result<ExitCode> {
     use sass_conform::report::words;
     let codec = Codec::new(spec::bundled_tables()?)?;
-    let known = words::known_words(&[a.oracle.clone(), vec![a.out.clone()]].concat())?;
+    let oracles: Vec<PathBuf> = a
+        .oracle
+        .iter()
+        .map(|p| sass_conform::locate::data_path(p))
+        .collect();
+    let known = words::known_words(&[oracles, vec![a.out.clone()]].concat())?;
     let new = words::new_words(&codec, &a.target, &a.inputs, &known, a.max)?;
     if a.dry_run {
         for (arch, w) in &new {
@@ -1316,7 +1374,7 @@ fn bench_run(a: &BenchRunArgs) -> Result<ExitCode> {
         seed: a.seed,
         mixes: a.mix.clone(),
         table_texts,
-        oracle_dir: a.oracle.clone(),
+        oracle_dir: sass_conform::locate::data_path(&a.oracle),
         scratch: scratch.clone(),
     };
     if let Some(path) = &a.json {
