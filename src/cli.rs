@@ -6,6 +6,7 @@ use sass_conform::Arch;
 use sass_conform::codec::{
     Codec, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
 };
+use sass_conform::conform::word_json::{WordJson, explain};
 use sass_conform::conform::{Differ, Finding, lint, predict};
 use sass_conform::oracle::{self, Entry, Manifest, Nvdisasm};
 use sass_conform::reading::combos::Split;
@@ -38,9 +39,11 @@ enum Cmd {
     /// Inspect the tables.
     #[command(subcommand)]
     Spec(SpecCmd),
-    /// Decode words (hex, or `-` for one per line on stdin): variant, text, verdict.
+    /// Decode words (hex, or `-` for one per line on stdin): word, variant, text, verdict
+    /// (`--json`: one object per word, the same as `check --json`).
     Decode(WordsArgs),
-    /// Table-based verdict for words (hex, or `-` for stdin).
+    /// Table-based verdict for words (hex, or `-` for stdin): word, verdict, why (the nearest
+    /// variant and the differing bits of a reserved-bit word, ...).
     Check(WordsArgs),
     /// Encode a variant from `LABEL=VALUE` assignments (e.g. `operand_1=5 modi_4=EL`).
     Encode(EncodeArgs),
@@ -636,12 +639,9 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
     let mut out = BufWriter::new(out);
     for_each_word(&a.words, |w| {
         let p = predict(&codec, &r, model.as_ref(), a.arch, w);
-        if a.json && decode {
-            serde_json::to_writer(&mut out, &p)?;
+        if a.json {
+            serde_json::to_writer(&mut out, &WordJson::new(&p))?;
             writeln!(out)?;
-        } else if a.json {
-            let v = serde_json::json!({"word": p.word, "arch": p.arch, "verdict": p.verdict});
-            writeln!(out, "{v}")?;
         } else if decode {
             writeln!(
                 out,
@@ -652,7 +652,7 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
                 p.verdict.name()
             )?;
         } else {
-            writeln!(out, "{}\t{}", p.word, serde_json::to_string(&p.verdict)?)?;
+            writeln!(out, "{}\t{}\t{}", p.word, p.verdict.name(), explain(&p))?;
         }
         Ok(())
     })?;
@@ -694,7 +694,7 @@ fn shown_text(p: &sass_conform::conform::Prediction) -> String {
             format!("(illegal: undefined value {value:#x} in {table})")
         }
         Some(Legality::Unrecognized { reason }) => format!("(illegal: {reason})"),
-        _ => "(rejected)".into(),
+        _ => format!("({})", explain(p)),
     }
 }
 

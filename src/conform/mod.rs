@@ -6,6 +6,7 @@ pub mod finding;
 pub mod lint;
 pub mod resolve;
 pub mod scan;
+pub mod word_json;
 pub use crate::oracle::text;
 
 pub use finding::{Evidence, Finding};
