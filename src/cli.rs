@@ -1210,6 +1210,10 @@ struct ReportArgs {
     /// Folders of fuzz crashes, <dir>/<target>/<file> (repeatable).
     #[arg(long, default_values = ["corpus/regressions", "fuzz/artifacts"])]
     crashes: Vec<PathBuf>,
+    /// Also print, per table, the N largest kinds of nvdisasm-proven finding and the N largest
+    /// mismatch groups, one evidence word each (what scripts/main ends with).
+    #[arg(long, default_value_t = 0)]
+    top: usize,
 }
 
 fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
@@ -1234,6 +1238,11 @@ fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
     let out = (a.out.clone()).unwrap_or_else(|| Path::new("reports").join(oracle::today_utc()));
     let done = report::run(&opts, &out, a.baseline.as_deref())?;
     outln!("{}", report::summary_text(&done.report).trim_end());
+    write!(
+        std::io::stdout().lock(),
+        "{}",
+        report::actions::actions_text(&done.report, a.top)
+    )?;
     for f in &done.files {
         outln!("wrote {}", f.display());
     }
