@@ -1076,12 +1076,16 @@ fn corpus_seed(
             }
         }
     }
-    for (id, w) in &seeds {
-        let name = format!("seed-{}-{}", codec.variant(*id).key, w);
+    // A fixed word that is also a recorded word is one seed (one file name).
+    let named: std::collections::BTreeMap<String, (VariantId, Word)> = seeds
+        .into_iter()
+        .map(|(id, w)| (format!("seed-{}-{}", codec.variant(id).key, w), (id, w)))
+        .collect();
+    for (name, (id, w)) in &named {
         std::fs::write(out.join(name), FuzzCase::seed_bytes(&codec, *id, *w))
             .with_context(|| format!("writing into {}", out.display()))?;
     }
-    eprintln!("{} seeds written to {}", seeds.len(), out.display());
+    eprintln!("{} seeds written to {}", named.len(), out.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -1151,6 +1155,20 @@ fn emit_tables(
     tables: &[spec::Table],
     resolved: &[spec::Table],
 ) -> Result<()> {
+    // The arch of a table without an arch line comes from ARCH_MANIFEST.tsv next to it: kept,
+    // so `lint DIR` reads the emitted tables with the same archs.
+    let manifest = match paths.iter().find(|p| p.join("ARCH_MANIFEST.tsv").is_file()) {
+        Some(p) => Some(std::fs::read_to_string(p.join("ARCH_MANIFEST.tsv"))?),
+        None if sass_conform::locate::wants_bundled_tables(paths) => {
+            Some(spec::BUNDLED_ARCH_MANIFEST.to_string())
+        }
+        None => None,
+    };
+    if let Some(text) = manifest {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let to = dir.join("ARCH_MANIFEST.tsv");
+        std::fs::write(&to, text).with_context(|| format!("writing {}", to.display()))?;
+    }
     for (t, r) in tables.iter().zip(resolved) {
         let path = Path::new(&t.path);
         let rel = paths
