@@ -1243,7 +1243,10 @@ fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
         false => p.to_path_buf(),
     };
     let opts = report::Options {
-        specs: repo(&a.specs, locate::wants_bundled_tables(&[a.specs.clone()])),
+        specs: repo(
+            &a.specs,
+            locate::wants_bundled_tables(std::slice::from_ref(&a.specs)),
+        ),
         oracle: a.oracle.iter().map(|p| locate::data_path(p)).collect(),
         resolved: (!a.view.as_written).then(|| {
             repo(
