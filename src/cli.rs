@@ -6,6 +6,7 @@ use sass_conform::Arch;
 use sass_conform::codec::{
     Codec, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
 };
+use sass_conform::conform::word_json::{WordJson, explain};
 use sass_conform::conform::{Differ, Finding, lint, predict};
 use sass_conform::oracle::{self, Entry, Manifest, Nvdisasm};
 use sass_conform::reading::combos::Split;
@@ -38,9 +39,11 @@ enum Cmd {
     /// Inspect the tables.
     #[command(subcommand)]
     Spec(SpecCmd),
-    /// Decode words (hex, or `-` for one per line on stdin): variant, text, verdict.
+    /// Decode words (hex, or `-` for one per line on stdin): word, variant, text, verdict
+    /// (`--json`: one object per word, the same as `check --json`).
     Decode(WordsArgs),
-    /// Table-based verdict for words (hex, or `-` for stdin).
+    /// Table-based verdict for words (hex, or `-` for stdin): word, verdict, why (the nearest
+    /// variant and the differing bits of a reserved-bit word, ...).
     Check(WordsArgs),
     /// Encode a variant from `LABEL=VALUE` assignments (e.g. `operand_1=5 modi_4=EL`).
     Encode(EncodeArgs),
@@ -449,7 +452,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 
 fn arch_infer_cmd(a: &ArchInferArgs) -> Result<ExitCode> {
     use sass_conform::conform::archinfer::{CANDIDATE_ARCHS, index, infer_arch, load_recorded};
-    let tables: Vec<_> = spec::load_tables(&a.paths, None)?
+    let tables: Vec<_> = load_some_tables(&a.paths, None)?
         .into_iter()
         .filter(|t| a.all || t.arch_source != "header")
         .collect();
@@ -466,7 +469,7 @@ fn arch_infer_cmd(a: &ArchInferArgs) -> Result<ExitCode> {
         )?;
         eprintln!("{n} answers recorded in {}/arch-infer/", a.oracle.display());
     }
-    let entries = load_recorded(&a.oracle)?;
+    let entries = load_recorded(&sass_conform::locate::data_path(&a.oracle))?;
     let idx = index(&entries);
     for t in &tables {
         let r = infer_arch(t, &CANDIDATE_ARCHS, |arch, w| idx.get(&(arch, w)).copied());
@@ -481,6 +484,7 @@ fn arch_infer_cmd(a: &ArchInferArgs) -> Result<ExitCode> {
 
 fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
     use sass_conform::conform::scan::{Live, ScanOptions, scan_paths};
+    use sass_conform::locate;
     let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
     let live = match (a.offline, a.live) {
         (true, _) => Live::Never,
@@ -488,8 +492,8 @@ fn scan_cmd(a: &ScanArgs) -> Result<ExitCode> {
         _ => Live::IfMissing,
     };
     let opts = ScanOptions {
-        paths: a.paths.clone(),
-        oracle: Some(a.oracle.clone()),
+        paths: a.paths.iter().map(|p| locate::data_path(p)).collect(),
+        oracle: Some(locate::data_path(&a.oracle)),
         live,
         nvdisasm: a.nvdisasm.clone(),
         record: a.record.clone(),
@@ -511,7 +515,11 @@ fn load_codec(specs: &Path) -> Result<Codec> {
 }
 
 /// Tables under `paths`; an error when there are none (a wrong folder, say).
+/// The default `specs` missing from the current directory means the bundled tables.
 fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::Table>> {
+    if sass_conform::locate::wants_bundled_tables(paths) {
+        return Ok(spec::bundled_tables()?);
+    }
     let tables = spec::load_tables(paths, arch)?;
     if tables.is_empty() {
         bail!(
@@ -534,6 +542,7 @@ fn load_entries(dir: &Path) -> Result<Vec<Entry>> {
 /// Every recorded entry of the files under `dir` that `keep` accepts; an error when there is
 /// none.
 fn load_entries_where(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<Entry>> {
+    let dir = &sass_conform::locate::data_path(dir);
     if !dir.is_dir() {
         bail!(
             "{}: no such oracle folder (record one with `sass-conform oracle record`)",
@@ -560,11 +569,10 @@ fn load_view(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str)> {
 /// The resolved layouts (table labels, corrected bits) when the resolved file has them and
 /// `--as-written` is not given.
 fn load_layouts(specs: &Path, view: &ViewArgs) -> Result<Option<Codec>> {
-    if view.as_written || !view.resolved.is_file() {
-        return Ok(None);
-    }
     let tables = load_some_tables(&[specs.to_path_buf()], None)?;
-    let set = ResolvedSet::read(&view.resolved, &tables)?;
+    let Some(set) = read_resolved(specs, view, &tables)? else {
+        return Ok(None);
+    };
     if set.layouts.is_empty() {
         return Ok(None);
     }
@@ -575,12 +583,39 @@ fn load_layouts(specs: &Path, view: &ViewArgs) -> Result<Option<Codec>> {
 /// or when the resolved file predates it).
 fn load_view_model(specs: &Path, view: &ViewArgs) -> Result<(Codec, &'static str, Option<Model>)> {
     let tables = load_some_tables(&[specs.to_path_buf()], None)?;
-    if view.as_written || !view.resolved.is_file() {
+    let Some(set) = read_resolved(specs, view, &tables)? else {
         return Ok((Codec::new(tables)?, "as written", None));
-    }
-    let set = ResolvedSet::read(&view.resolved, &tables)?;
+    };
     let model = (!set.model.tables.is_empty()).then_some(set.model);
     Ok((Codec::new(set.tables)?, "resolved", model))
+}
+
+/// The resolved view of `tables`: `--resolved` when it is a file, the bundled view when both
+/// it and the tables are the bundled defaults (see [`sass_conform::locate`]), else none (or
+/// `--as-written`).
+fn read_resolved(
+    specs: &Path,
+    view: &ViewArgs,
+    tables: &[spec::Table],
+) -> Result<Option<ResolvedSet>> {
+    use sass_conform::locate;
+    if view.as_written {
+        return Ok(None);
+    }
+    if view.resolved.is_file() {
+        return Ok(Some(ResolvedSet::read(&view.resolved, tables)?));
+    }
+    if locate::wants_bundled_tables(&[specs.to_path_buf()])
+        && locate::wants_bundled_resolved(&view.resolved)
+    {
+        let name = Path::new("(bundled) resolved/tables.json");
+        return Ok(Some(ResolvedSet::from_slice(
+            locate::BUNDLED_RESOLVED,
+            name,
+            tables,
+        )?));
+    }
+    Ok(None)
 }
 
 fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
@@ -634,12 +669,9 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
     let mut out = BufWriter::new(out);
     for_each_word(&a.words, |w| {
         let p = predict(&codec, &r, model.as_ref(), a.arch, w);
-        if a.json && decode {
-            serde_json::to_writer(&mut out, &p)?;
+        if a.json {
+            serde_json::to_writer(&mut out, &WordJson::new(&p))?;
             writeln!(out)?;
-        } else if a.json {
-            let v = serde_json::json!({"word": p.word, "arch": p.arch, "verdict": p.verdict});
-            writeln!(out, "{v}")?;
         } else if decode {
             writeln!(
                 out,
@@ -650,7 +682,7 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
                 p.verdict.name()
             )?;
         } else {
-            writeln!(out, "{}\t{}", p.word, serde_json::to_string(&p.verdict)?)?;
+            writeln!(out, "{}\t{}\t{}", p.word, p.verdict.name(), explain(&p))?;
         }
         Ok(())
     })?;
@@ -692,7 +724,7 @@ fn shown_text(p: &sass_conform::conform::Prediction) -> String {
             format!("(illegal: undefined value {value:#x} in {table})")
         }
         Some(Legality::Unrecognized { reason }) => format!("(illegal: {reason})"),
-        _ => "(rejected)".into(),
+        _ => format!("({})", explain(p)),
     }
 }
 
@@ -848,11 +880,12 @@ fn oracle_manifest(a: &ManifestArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let listed = oracle::ListedFiles::open(&a.oracle)?;
-    let n = oracle::for_each_entry_where(&a.oracle, |_| true, |_| {})?;
+    let dir = &sass_conform::locate::data_path(&a.oracle);
+    let listed = oracle::ListedFiles::open(dir)?;
+    let n = oracle::for_each_entry_where(dir, |_| true, |_| {})?;
     outln!(
         "{}: {} files, {n} entries: all match {}",
-        a.oracle.display(),
+        dir.display(),
         listed.files.len(),
         listed.manifest_path.display()
     );
@@ -957,14 +990,15 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     let (codec, view, model) = load_view_model(&a.specs, &a.view)?;
     let r = Renderer::new(&codec);
     let mut differ = Differ::new(&codec, &r).with_model(model.as_ref());
+    let oracle_dir = &sass_conform::locate::data_path(&a.oracle);
     let mut figures: std::collections::BTreeMap<String, DiffCounts> = Default::default();
-    if !a.oracle.is_dir() {
+    if !oracle_dir.is_dir() {
         bail!(
             "{}: no such oracle folder (record one with `sass-conform oracle record`)",
-            a.oracle.display()
+            oracle_dir.display()
         );
     }
-    let n = oracle::for_each_entry_in_files(&a.oracle, oracle::is_evidence_file, |p, e| {
+    let n = oracle::for_each_entry_in_files(oracle_dir, oracle::is_evidence_file, |p, e| {
         let before = differ.counts().clone();
         differ.add(&e);
         figures
@@ -975,7 +1009,7 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     if n == 0 {
         bail!(
             "{}: no oracle entries (*.tsv) in this folder",
-            a.oracle.display()
+            oracle_dir.display()
         );
     }
     let mut res = differ.finish();
@@ -1131,12 +1165,16 @@ fn corpus_seed(
             }
         }
     }
-    for (id, w) in &seeds {
-        let name = format!("seed-{}-{}", codec.variant(*id).key, w);
+    // A fixed word that is also a recorded word is one seed (one file name).
+    let named: std::collections::BTreeMap<String, (VariantId, Word)> = seeds
+        .into_iter()
+        .map(|(id, w)| (format!("seed-{}-{}", codec.variant(id).key, w), (id, w)))
+        .collect();
+    for (name, (id, w)) in &named {
         std::fs::write(out.join(name), FuzzCase::seed_bytes(&codec, *id, *w))
             .with_context(|| format!("writing into {}", out.display()))?;
     }
-    eprintln!("{} seeds written to {}", seeds.len(), out.display());
+    eprintln!("{} seeds written to {}", named.len(), out.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -1173,7 +1211,9 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     if let Some(path) = &a.write {
         let tables = resolved.clone().expect("resolved when --write is given");
         let reading = sass_conform::reading::resolved::read_tables(tables.clone(), &entries);
-        let manifest = Manifest::read_or_default(a.oracle.join("MANIFEST.json"))?;
+        let manifest = Manifest::read_or_default(
+            sass_conform::locate::data_path(&a.oracle).join("MANIFEST.json"),
+        )?;
         let mut versions: Vec<String> = manifest
             .files
             .iter()
@@ -1247,6 +1287,20 @@ fn emit_tables(
     tables: &[spec::Table],
     resolved: &[spec::Table],
 ) -> Result<()> {
+    // The arch of a table without an arch line comes from ARCH_MANIFEST.tsv next to it: kept,
+    // so `lint DIR` reads the emitted tables with the same archs.
+    let manifest = match paths.iter().find(|p| p.join("ARCH_MANIFEST.tsv").is_file()) {
+        Some(p) => Some(std::fs::read_to_string(p.join("ARCH_MANIFEST.tsv"))?),
+        None if sass_conform::locate::wants_bundled_tables(paths) => {
+            Some(spec::BUNDLED_ARCH_MANIFEST.to_string())
+        }
+        None => None,
+    };
+    if let Some(text) = manifest {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let to = dir.join("ARCH_MANIFEST.tsv");
+        std::fs::write(&to, text).with_context(|| format!("writing {}", to.display()))?;
+    }
     for (t, r) in tables.iter().zip(resolved) {
         let path = Path::new(&t.path);
         let rel = paths
@@ -1262,8 +1316,14 @@ fn emit_tables(
                     _ => path.file_name().map(PathBuf::from).unwrap_or_default(),
                 }
             });
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let bundled = spec::BUNDLED
+            .iter()
+            .find(|(p, _)| Path::new("specs").join(p) == path && !path.exists());
+        let text = match bundled {
+            Some((_, text)) => text.to_string(),
+            None => std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?,
+        };
         let out = spec::emit::emit_table(&text, t, r)?;
         spec::emit::write_emitted(dir, &rel, &out)?;
         let changed = text
@@ -1300,19 +1360,42 @@ struct ReportArgs {
     /// Folders of fuzz crashes, <dir>/<target>/<file> (repeatable).
     #[arg(long, default_values = ["corpus/regressions", "fuzz/artifacts"])]
     crashes: Vec<PathBuf>,
+    /// Also print, per table, the N largest kinds of nvdisasm-proven finding and the N largest
+    /// mismatch groups, one evidence word each (what scripts/main ends with).
+    #[arg(long, default_value_t = 0)]
+    top: usize,
 }
 
 fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
+    use sass_conform::locate;
     use sass_conform::report;
+    // Away from the repository: its tables, resolved view and oracle, where it still is.
+    let repo = |p: &Path, default: bool| match default && !p.exists() {
+        true => Path::new(locate::REPO).join(p),
+        false => p.to_path_buf(),
+    };
     let opts = report::Options {
-        specs: a.specs.clone(),
-        oracle: a.oracle.clone(),
-        resolved: (!a.view.as_written).then(|| a.view.resolved.clone()),
+        specs: repo(
+            &a.specs,
+            locate::wants_bundled_tables(std::slice::from_ref(&a.specs)),
+        ),
+        oracle: a.oracle.iter().map(|p| locate::data_path(p)).collect(),
+        resolved: (!a.view.as_written).then(|| {
+            repo(
+                &a.view.resolved,
+                locate::wants_bundled_resolved(&a.view.resolved),
+            )
+        }),
         crash_dirs: a.crashes.clone(),
     };
     let out = (a.out.clone()).unwrap_or_else(|| Path::new("reports").join(oracle::today_utc()));
     let done = report::run(&opts, &out, a.baseline.as_deref())?;
     outln!("{}", report::summary_text(&done.report).trim_end());
+    write!(
+        std::io::stdout().lock(),
+        "{}",
+        report::actions::actions_text(&done.report, a.top)
+    )?;
     for f in &done.files {
         outln!("wrote {}", f.display());
     }
@@ -1353,7 +1436,12 @@ struct CorpusRecordArgs {
 fn corpus_record(a: &CorpusRecordArgs) -> Result<ExitCode> {
     use sass_conform::report::words;
     let codec = Codec::new(spec::bundled_tables()?)?;
-    let known = words::known_words(&[a.oracle.clone(), vec![a.out.clone()]].concat())?;
+    let oracles: Vec<PathBuf> = a
+        .oracle
+        .iter()
+        .map(|p| sass_conform::locate::data_path(p))
+        .collect();
+    let known = words::known_words(&[oracles, vec![a.out.clone()]].concat())?;
     let new = words::new_words(&codec, &a.target, &a.inputs, &known, a.max)?;
     if a.dry_run {
         for (arch, w) in &new {
@@ -1448,7 +1536,7 @@ fn bench_run(a: &BenchRunArgs) -> Result<ExitCode> {
         seed: a.seed,
         mixes: a.mix.clone(),
         table_texts,
-        oracle_dir: a.oracle.clone(),
+        oracle_dir: sass_conform::locate::data_path(&a.oracle),
         scratch: scratch.clone(),
     };
     if let Some(path) = &a.json {

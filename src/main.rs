@@ -2,10 +2,13 @@
 
 mod cli;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() -> std::process::ExitCode {
-    let args = cli::Cli::parse();
+    // `--version` names the nvdisasm that recorded the oracle (read at run time).
+    let version: &'static str = Box::leak(sass_conform::locate::version_text().into_boxed_str());
+    let matches = cli::Cli::command().version(version).get_matches();
+    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli::run(args) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => std::process::ExitCode::SUCCESS,

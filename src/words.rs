@@ -17,7 +17,7 @@ pub const QUOTE_CHARS: usize = 80;
 #[derive(Debug, thiserror::Error)]
 pub enum WordError {
     /// Nothing after the optional `0x`.
-    #[error("`{text}` is not a hex word: no digits")]
+    #[error("`{text}`: no hex digits")]
     NoDigits {
         /// The input, quoted (at most [`QUOTE_CHARS`] characters).
         text: String,
@@ -33,7 +33,7 @@ pub enum WordError {
         column: usize,
     },
     /// More than 32 digits.
-    #[error("`{text}` is not a hex word: too long: {digits} digits, at most 32")]
+    #[error("`{text}`: too long: {digits} digits, at most 32")]
     TooLong {
         /// The input, quoted (at most [`QUOTE_CHARS`] characters).
         text: String,
@@ -298,14 +298,11 @@ mod tests {
             err("0x0x1"),
             "`0x0x1` is not a hex word: `x` (column 4) is not a hex digit"
         );
-        assert_eq!(err("0x"), "`0x` is not a hex word: no digits");
-        assert_eq!(err(""), "`` is not a hex word: no digits");
+        assert_eq!(err("0x"), "`0x`: no hex digits");
+        assert_eq!(err(""), "``: no hex digits");
         assert_eq!(
             err(&"1".repeat(33)),
-            format!(
-                "`{}` is not a hex word: too long: 33 digits, at most 32",
-                "1".repeat(33)
-            )
+            format!("`{}`: too long: 33 digits, at most 32", "1".repeat(33))
         );
         assert_eq!(
             err("1\u{0}"),
@@ -325,10 +322,7 @@ mod tests {
         );
         assert_eq!(
             err(&"a".repeat(100)),
-            format!(
-                "`{}…` is not a hex word: too long: 100 digits, at most 32",
-                "a".repeat(80)
-            )
+            format!("`{}…`: too long: 100 digits, at most 32", "a".repeat(80))
         );
     }
 

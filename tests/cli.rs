@@ -66,9 +66,78 @@ fn decode_json_has_the_documented_keys() {
     );
     assert_eq!(lines[0]["key"], "TLD_P_R_R_R_R_UR_D_I");
     assert_eq!(lines[0]["arch"], "SM100");
-    assert_eq!(lines[0]["verdict"]["verdict"], "valid");
+    assert_eq!(lines[0]["verdict"], "valid");
+    assert_eq!(lines[0]["legality"], "legal");
     assert_eq!(lines[1]["text"], serde_json::Value::Null);
-    assert_eq!(lines[1]["verdict"]["verdict"], "no-variant");
+    assert_eq!(lines[1]["verdict"], "no-variant");
+    assert_eq!(lines[1]["note"], "no SM100 table has this opcode");
+}
+
+/// The reserved-bit word of the README: the nearest LD variant fixes bit 91 to 0.
+const RESERVED: &str = "00000000080010000000080000000980";
+
+#[test]
+fn decode_and_check_json_are_one_shape() {
+    let words = [
+        "00000000000000000000000000000980",
+        "80000000000000000000000000000980",
+        RESERVED,
+        "0",
+    ];
+    let mut decode = vec!["decode", "--arch", "SM80", "--json"];
+    decode.extend(words);
+    let mut check = decode.clone();
+    check[0] = "check";
+    let (ok, d, err) = run(&decode);
+    assert!(ok, "{err}");
+    let (ok, c, err) = run(&check);
+    assert!(ok, "{err}");
+    assert_eq!(d, c);
+    let lines: Vec<&str> = d.lines().collect();
+    assert_eq!(
+        lines[2],
+        format!(
+            r#"{{"word":"{RESERVED}","arch":"SM80","verdict":"reserved-bit","key":null,"text":null,"legality":null,"nearest":"LD_R_R_I","bits":[91],"modifier":null,"keys":[],"note":"no variant; nearest LD_R_R_I, whose fixed bit 91 differs"}}"#
+        )
+    );
+    assert!(
+        lines[1].starts_with(
+            r#"{"word":"80000000000000000000000000000980","arch":"SM80","verdict":"undescribed-bits","key":"LD_R_R_I_P","text":"@P0 LD.EF.U8 R0, [R0] ;","legality":"legal","nearest":null,"bits":[127],"#
+        ),
+        "{}",
+        lines[1]
+    );
+}
+
+#[test]
+fn check_explains_each_verdict_in_text_mode() {
+    let (ok, out, err) = run(&[
+        "check",
+        "--arch",
+        "SM80",
+        "00000000000000000000000000000980",
+        "80000000000000000000000000000980",
+        RESERVED,
+        "0",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        format!(
+            "00000000000000000000000000000980\tvalid\tLD_R_R_I_P\n\
+             80000000000000000000000000000980\tundescribed-bits\tLD_R_R_I_P: bit 127 set, described by no field\n\
+             {RESERVED}\treserved-bit\tno variant; nearest LD_R_R_I, whose fixed bit 91 differs\n\
+             00000000000000000000000000000000\tno-variant\tno SM80 table has this opcode\n"
+        )
+    );
+    let (ok, out, _) = run(&["decode", "--arch", "SM80", RESERVED]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        format!(
+            "{RESERVED}\t-\t(no variant; nearest LD_R_R_I, whose fixed bit 91 differs)\treserved-bit\n"
+        )
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@ use crate::spec::{BitRange, Field, bits_mask};
 use std::fmt;
 
 /// A 128-bit instruction word. Bit 0 is the least significant bit; in memory the low 64 bits
-/// come first, each half little-endian (checked against nvdisasm, design.md section 1).
+/// come first, each half little-endian (checked against nvdisasm; README.md, "The oracle").
 /// Written as 32 lowercase hex digits, most significant first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Word(pub u128);

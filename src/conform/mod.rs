@@ -11,6 +11,7 @@ pub mod patch;
 pub mod resolve;
 pub mod rootcause;
 pub mod scan;
+pub mod word_json;
 pub use crate::oracle::text;
 
 pub use finding::{Evidence, Finding};

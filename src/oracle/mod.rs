@@ -2,7 +2,7 @@
 //! ([`read_entries`], [`write_entries`], [`load_dir`], [`Manifest`]).
 //!
 //! Facts about nvdisasm this layer relies on (measured with nvdisasm 13.5.37 from PyPI
-//! `nvidia-cuda-nvdisasm`; see also `shared/design.md` section 2):
+//! `nvidia-cuda-nvdisasm`):
 //! - `nvdisasm -b SM100 raw.bin` prints two `.headerflags` lines, then one line per word,
 //!   `/*0060*/ TEXT ;` padded with runs of spaces, no labels. If any word is illegal it prints
 //!   nothing on stdout, exits 1, and stderr names only the first one.

@@ -254,7 +254,7 @@ mod tests {
 
     #[test]
     fn index_bits_follow_the_reported_values() {
-        // The TLD SM100 fixed word with bit 109 alone gives 0x10, bit 122 alone 0x20 (design.md).
+        // The TLD SM100 fixed word with bit 109 alone gives 0x10, bit 122 alone 0x20.
         let base: u128 = 0x0000_0000_0800_0000_0000_0000_0000_0f66;
         let r = |v: u32| {
             format!("Opclass 'tld_urc_', undefined value 0x{v:x} for table 'TABLES_opex_0'")

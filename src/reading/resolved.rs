@@ -715,7 +715,17 @@ impl ResolvedSet {
             path: path.to_path_buf(),
             source,
         })?;
-        let set: ResolvedSet = serde_json::from_slice(&data).map_err(|e| ResolvedError::Json {
+        Self::from_slice(&data, path, tables)
+    }
+
+    /// [`ResolvedSet::read`] over bytes already read (the bundled view,
+    /// [`crate::locate::BUNDLED_RESOLVED`]); `path` names them in errors.
+    pub fn from_slice(
+        data: &[u8],
+        path: &std::path::Path,
+        tables: &[Table],
+    ) -> Result<ResolvedSet, ResolvedError> {
+        let set: ResolvedSet = serde_json::from_slice(data).map_err(|e| ResolvedError::Json {
             path: path.to_path_buf(),
             line: e.line(),
             message: e.to_string(),

@@ -6,6 +6,7 @@
 //! [`run`] does it all: [`build`] (load tables, oracle recordings, crashes; diff; read bits),
 //! [`compare`] against the baseline, [`write_all`].
 
+pub mod actions;
 pub mod compare;
 pub mod crashes;
 mod html;

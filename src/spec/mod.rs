@@ -259,10 +259,13 @@ pub const BUNDLED: [(&str, &str); 5] = [
     ),
 ];
 
+/// The bundled `specs/ARCH_MANIFEST.tsv` (arch of the tables without an arch line).
+pub const BUNDLED_ARCH_MANIFEST: &str = include_str!("../../specs/ARCH_MANIFEST.tsv");
+
 /// Parses [`BUNDLED`]; tables without an arch line get theirs from the bundled
 /// `specs/ARCH_MANIFEST.tsv`.
 pub fn bundled_tables() -> Result<Vec<Table>, SpecError> {
-    const MANIFEST: &str = include_str!("../../specs/ARCH_MANIFEST.tsv");
+    const MANIFEST: &str = BUNDLED_ARCH_MANIFEST;
     BUNDLED
         .iter()
         .map(|(path, text)| {

@@ -3,7 +3,7 @@
 use crate::arch::Arch;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Which of the two text formats a table file is written in (design.md section 1).
+/// Which of the two text formats a table file is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Dialect {
     /// File header (mnemonic, description, "N variants on SMxx"), `Binary<TAB>Value` group tables.
@@ -14,7 +14,7 @@ pub enum Dialect {
 
 /// A contiguous run of bits inside the 128-bit word: bits `lo ..= lo + len - 1`.
 ///
-/// Bit 0 is the least significant bit of the word (design.md: absolute bit =
+/// Bit 0 is the least significant bit of the word (in the tables: absolute bit =
 /// 64*half + 8*byte + label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BitRange {

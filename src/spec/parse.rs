@@ -1,4 +1,4 @@
-//! Strict parser for both table dialects (design.md section 1): text -> [`Table`].
+//! Strict parser for both table dialects: text -> [`Table`].
 
 use super::SpecError;
 use super::model::*;

@@ -1,0 +1,109 @@
+//! Where the data a command reads by default is found, so an installed binary
+//! (`cargo install --path .`) works from any directory.
+//!
+//! A default path (`specs`, `resolved/tables.json`, `oracle`, ...) is looked up in the
+//! current directory first, as before. When it is not there:
+//! - the tables: the ones compiled into the binary ([`crate::spec::bundled_tables`]);
+//! - the resolved view: the `resolved/tables.json` compiled into the binary
+//!   ([`BUNDLED_RESOLVED`]), used only over the bundled tables (it names their variants);
+//! - the recorded oracle (67 MB, not compiled in): the same path under the repository the
+//!   binary was built from ([`REPO`]), if that still exists.
+//!
+//! A path given on the command line that differs from the default is used as given.
+
+use std::path::{Path, PathBuf};
+
+/// The repository the binary was built from (`CARGO_MANIFEST_DIR` at build time).
+pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Default folder of tables (clap default of `--specs` and of the table path arguments).
+pub const SPECS: &str = "specs";
+
+/// Default resolved view (clap default of `--resolved`).
+pub const RESOLVED: &str = "resolved/tables.json";
+
+/// `resolved/tables.json` as it was when the binary was built (the readings of the bundled
+/// tables, written by `sass-conform resolve --write`).
+pub const BUNDLED_RESOLVED: &[u8] = include_bytes!("../resolved/tables.json");
+
+/// `oracle/MANIFEST.json` as it was when the binary was built (which nvdisasm recorded the
+/// oracle).
+pub const BUNDLED_ORACLE_MANIFEST: &str = include_str!("../oracle/MANIFEST.json");
+
+/// Default paths that name data of the repository (oracle, cubins); others (outputs) are
+/// never redirected.
+const REPO_DATA: [&str; 3] = ["oracle", "oracle/cubins", "corpus/cubins"];
+
+/// True when `paths` is the default table folder and the current directory has none: the
+/// bundled tables are meant.
+pub fn wants_bundled_tables(paths: &[PathBuf]) -> bool {
+    matches!(paths, [p] if p == Path::new(SPECS) && !p.exists())
+}
+
+/// True when `path` is the default resolved view and the current directory has none: the
+/// bundled view is meant (over the bundled tables only).
+pub fn wants_bundled_resolved(path: &Path) -> bool {
+    path == Path::new(RESOLVED) && !path.exists()
+}
+
+/// The data folder or file a command reads: `given` when it exists or is not one of the
+/// repository's default data paths (`oracle`, `oracle/cubins`, `corpus/cubins`), else the
+/// same path under [`REPO`] when that exists, else `given` (the caller reports it missing).
+pub fn data_path(given: &Path) -> PathBuf {
+    if given.exists() || !REPO_DATA.iter().any(|d| given == Path::new(d)) {
+        return given.to_path_buf();
+    }
+    let in_repo = Path::new(REPO).join(given);
+    if in_repo.exists() {
+        in_repo
+    } else {
+        given.to_path_buf()
+    }
+}
+
+/// The nvdisasm versions (sorted, unique) that recorded the oracle at `oracle/` as found by
+/// [`data_path`]; the build's manifest when none is found or it cannot be read.
+pub fn oracle_nvdisasm_versions() -> Vec<String> {
+    let manifest = data_path(Path::new("oracle")).join("MANIFEST.json");
+    let text =
+        std::fs::read_to_string(manifest).unwrap_or_else(|_| BUNDLED_ORACLE_MANIFEST.to_string());
+    let m: crate::oracle::Manifest = serde_json::from_str(&text)
+        .or_else(|_| serde_json::from_str(BUNDLED_ORACLE_MANIFEST))
+        .unwrap_or_default();
+    let mut v: Vec<String> = m.files.into_iter().map(|f| f.nvdisasm_version).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The `--version` text: the crate version and the nvdisasm that recorded the oracle
+/// (`0.1.0 (oracle recorded with nvdisasm 13.5.37)`).
+pub fn version_text() -> String {
+    let v = oracle_nvdisasm_versions();
+    let nv = if v.is_empty() {
+        "no oracle".to_string()
+    } else {
+        format!("oracle recorded with nvdisasm {}", v.join(", "))
+    };
+    format!("{} ({nv})", env!("CARGO_PKG_VERSION"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_manifest_names_the_recording_nvdisasm() {
+        let m: crate::oracle::Manifest = serde_json::from_str(BUNDLED_ORACLE_MANIFEST).unwrap();
+        assert!(m.files.iter().all(|f| f.nvdisasm_version == "13.5.37"));
+    }
+
+    #[test]
+    fn outputs_and_given_paths_are_not_redirected() {
+        assert_eq!(
+            data_path(Path::new("no/such/dir")),
+            Path::new("no/such/dir")
+        );
+        assert_eq!(data_path(Path::new("oracle-out")), Path::new("oracle-out"));
+    }
+}
