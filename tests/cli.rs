@@ -97,7 +97,7 @@ fn decode_and_check_json_are_one_shape() {
     assert_eq!(
         lines[2],
         format!(
-            r#"{{"word":"{RESERVED}","arch":"SM80","verdict":"reserved-bit","key":null,"text":null,"legality":null,"nearest":"LD_R_R_I","bits":[91],"modifier":null,"keys":[],"note":"no variant; nearest LD_R_R_I, whose fixed bit 91 differs"}}"#
+            r#"{{"word":"{RESERVED}","arch":"SM80","verdict":"undescribed-bits","key":"LD_R_R_UR_I_P","text":null,"legality":"unrecognized","nearest":null,"bits":[76],"modifier":null,"keys":[],"note":"LD_R_R_UR_I_P: bit 76 set, described by no field; nvdisasm refuses it (learned reading): Unrecognized operation for functional unit 'uC'"}}"#
         )
     );
     assert!(
@@ -126,16 +126,29 @@ fn check_explains_each_verdict_in_text_mode() {
         format!(
             "00000000000000000000000000000980\tvalid\tLD_R_R_I_P\n\
              80000000000000000000000000000980\tundescribed-bits\tLD_R_R_I_P: bit 127 set, described by no field\n\
-             {RESERVED}\treserved-bit\tno variant; nearest LD_R_R_I, whose fixed bit 91 differs\n\
+             {RESERVED}\tundescribed-bits\tLD_R_R_UR_I_P: bit 76 set, described by no field; nvdisasm refuses it (learned reading): Unrecognized operation for functional unit 'uC'\n\
              00000000000000000000000000000000\tno-variant\tno SM80 table has this opcode\n"
         )
     );
-    let (ok, out, _) = run(&["decode", "--arch", "SM80", RESERVED]);
+    // A reserved-bit word: the TMML opcode with bit 11 cleared; the reading view fixes it.
+    let (ok, out, _) = run(&[
+        "decode",
+        "--arch",
+        "SM90",
+        "00000000000000000000000000000369",
+    ]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "00000000000000000000000000000369\t-\t(no variant; nearest TMML_R_R_R_R_I_I_D_I, whose fixed bit 11 differs)\treserved-bit\n"
+    );
+    // The tables as written fix SM80 LD bit 76 (the reading view leaves it free, a form bit).
+    let (ok, out, _) = run(&["check", "--as-written", "--arch", "SM80", RESERVED]);
     assert!(ok);
     assert_eq!(
         out,
         format!(
-            "{RESERVED}\t-\t(no variant; nearest LD_R_R_I, whose fixed bit 91 differs)\treserved-bit\n"
+            "{RESERVED}\treserved-bit\tno variant; nearest LD_R_R_UR_I, whose fixed bit 76 differs\n"
         )
     );
 }

@@ -163,7 +163,9 @@ fn report_of_the_committed_data() {
     let readings = read_bits(&codec, &answers);
     let lint_f = lint(&codec);
     let bit_f = bit_findings(&codec, &readings);
-    assert_eq!(s["findings"], lint_f.len() + bit_f.len());
+    let form_f = sass_conform::conform::forms::form_findings(&codec, &answers);
+    assert_eq!(form_f.len(), 4);
+    assert_eq!(s["findings"], lint_f.len() + bit_f.len() + form_f.len());
     let tld_findings = lint_f
         .iter()
         .chain(&bit_f)
