@@ -347,7 +347,20 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
                 }
             };
         }
-        if atom(&p.atoms[i], vals, suffix, out) {
+        let a = &p.atoms[i];
+        if printed == 0
+            && a.signed_width.is_some()
+            && k + 1 == ids.len()
+            && let Some(fi) = a.field
+            && !a.names.contains_key(&vals[fi])
+        {
+            // An offset alone in the brackets is an absolute address, printed unsigned
+            // (SM80 LD `[0xa422eb98]`, not `[-0x5bdd1468]`; oracle/combos/check/SM80-LD.tsv).
+            push_hex(out, vals[fi]);
+            printed += 1;
+            continue;
+        }
+        if atom(a, vals, suffix, out) {
             let at = start + usize::from(printed > 0);
             if out[at..].starts_with("desc[") {
                 // A descriptor operand (SM80 LD bits 76 and 101, learned): nvdisasm writes it

@@ -281,9 +281,9 @@ fn resolve_leads_with_root_causes() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let (last, findings) = lines.split_last().unwrap();
-    assert_eq!(findings.len(), 1371);
+    assert_eq!(findings.len(), 1375);
     let causes = last["root_causes"].as_array().unwrap();
-    assert_eq!(causes.len(), 163);
+    assert_eq!(causes.len(), 164);
     assert!(findings.iter().all(|f| f["root_cause"].as_str().is_some()));
     let c = causes
         .iter()
