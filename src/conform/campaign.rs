@@ -543,6 +543,88 @@ mod tests {
         assert_eq!(kept.iter().map(|e| e.word).collect::<Vec<_>>(), vec![1]);
     }
 
+    /// An "nvdisasm" that prints what we predict, except for words with bit `bit` set, whose
+    /// text it garbles: the minimal disagreeing word is then the variant's fixed word plus
+    /// that bit.
+    struct Garbling<'a> {
+        codec: &'a Codec,
+        r: &'a Renderer,
+        bit: u32,
+    }
+
+    impl Ask for Garbling<'_> {
+        fn ask(&self, arch: Arch, words: &[u128]) -> Result<Vec<Answer>, OracleError> {
+            Ok(words
+                .iter()
+                .map(|&w| {
+                    let p = super::super::predict(self.codec, self.r, None, arch, Word(w));
+                    match p.text {
+                        // The guard kept, the rest garbled.
+                        Some(t) if w >> self.bit & 1 == 1 => match t.split_once(' ') {
+                            Some((g, _)) if g.starts_with('@') => {
+                                Answer::Text(format!("{g} XX R0 ;"))
+                            }
+                            _ => Answer::Text("XX R0 ;".into()),
+                        },
+                        Some(t) => Answer::Text(t),
+                        None => Answer::Illegal("Unrecognized".into()),
+                    }
+                })
+                .collect())
+        }
+    }
+
+    #[test]
+    fn minimiser_reaches_the_fixed_word_plus_the_culprit_bit() {
+        let codec = Codec::new(crate::spec::bundled_tables().unwrap()).unwrap();
+        let r = Renderer::new(&codec);
+        let id = codec.ids().next().unwrap();
+        let v = codec.variant(id);
+        let arch = codec.table(id).arch.unwrap();
+        // A free bit inside a field: the culprit.
+        let bit = (0..128u32)
+            .find(|&b| v.fixed_mask >> b & 1 == 0 && v.field_mask() >> b & 1 == 1)
+            .unwrap();
+        let fake = Garbling {
+            codec: &codec,
+            r: &r,
+            bit,
+        };
+        let mut g = Generator::new(&codec, vec![id], Vec::new(), 3);
+        let start = (0..200)
+            .map(|_| g.table_word() | 1u128 << bit)
+            .find(|&w| {
+                let a = fake.ask(arch, &[w]).unwrap().remove(0);
+                a.text().contains("XX")
+            })
+            .unwrap();
+        let table = format!("{arch} {}", codec.table(id).mnemonic);
+        let judge = Judge {
+            codec: &codec,
+            renderer: &r,
+            model: None,
+            arch,
+            table: table.clone(),
+        };
+        let d0 = judge
+            .judge(start, fake.ask(arch, &[start]).unwrap().remove(0))
+            .unwrap();
+        assert_eq!(d0.cause.kind, "text");
+        assert_eq!(d0.cause.field, "modifiers");
+        let (min, asked) = minimise(&judge, &fake, &[d0.clone()], 128).unwrap();
+        assert_eq!(min[0].cause, d0.cause);
+        assert_eq!(
+            min[0].mismatch.word,
+            Word(v.fixed_value | 1u128 << bit).to_string()
+        );
+        assert!(!asked.is_empty());
+        let mut causes = Causes::default();
+        assert!(causes.add(d0.clone()));
+        assert!(!causes.add(min[0].clone()));
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes.by_cause[&d0.cause].count, 2);
+    }
+
     #[test]
     fn nvdisasm_command_writes_little_endian_bytes() {
         let a: Arch = "SM100".parse().unwrap();
