@@ -138,7 +138,7 @@ fn the_minimiser_replays_offline_to_each_minimal_word() {
             })
             .unwrap_or_else(|| panic!("{cause:?}: no recorded minimising path"))
             .clone();
-        let (min, asked) = minimise(&judge, &recorded, &[start.clone()], 64).unwrap();
+        let (min, asked) = minimise(&judge, &recorded, std::slice::from_ref(&start), 64).unwrap();
         assert_eq!(min[0].cause, cause);
         assert_eq!(
             min[0].mismatch.word, minimal,
@@ -158,4 +158,58 @@ fn the_minimiser_replays_offline_to_each_minimal_word() {
             );
         }
     }
+}
+
+fn sass_conform(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `corpus coverage` of the committed roundtrip corpus: the figures in README.md.
+#[test]
+fn corpus_coverage_of_the_committed_corpus() {
+    let o = sass_conform(&["corpus", "coverage", "corpus/roundtrip"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = |name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} line in {out}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(line("SM100 TEX"), "SM100 TEX 145/651 22.3% 0/36 0.0%");
+    assert_eq!(line("SM80 LD"), "SM80 LD 157/776 20.2% 8/64 12.5%");
+    assert_eq!(line("all"), "all 3250/14152 23.0% 12/613 2.0%");
+}
+
+/// fuzz/roundtrip.dict is what `corpus dict` writes from the tables.
+#[test]
+fn the_fuzz_dictionary_is_fresh() {
+    let o = sass_conform(&["corpus", "dict"]);
+    assert_eq!(o.status.code(), Some(0));
+    let committed = std::fs::read_to_string("fuzz/roundtrip.dict").unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        committed,
+        "run `sass-conform corpus dict --out fuzz/roundtrip.dict`"
+    );
+    assert_eq!(
+        committed.lines().filter(|l| !l.starts_with('#')).count(),
+        475
+    );
+    // The TLD fixed word's low bytes (0x...0f66) as the opcode pattern of SM100 TLD.
+    assert!(
+        committed.contains(
+            "opcode_SM100_TLD_P_R_R_R_R_UR_D_I=\"\\x66\\x0F\\x00\\x00\\x00\\x00\\x00\\x00\""
+        ),
+        "{}",
+        committed
+            .lines()
+            .find(|l| l.contains("opcode_SM100_TLD_P"))
+            .unwrap_or("")
+    );
 }

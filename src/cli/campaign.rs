@@ -232,7 +232,7 @@ fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
                 legal_sample.push((sel.arch, word));
             }
             pb.inc(1);
-            if pb.position() % 2048 == 0 {
+            if pb.position().is_multiple_of(2048) {
                 let c = differ.counts();
                 pb.set_message(format!(
                     "{table} ({}/{}): {} mismatches, {} root causes",

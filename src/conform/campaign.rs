@@ -611,7 +611,7 @@ mod tests {
             .unwrap();
         assert_eq!(d0.cause.kind, "text");
         assert_eq!(d0.cause.field, "modifiers");
-        let (min, asked) = minimise(&judge, &fake, &[d0.clone()], 128).unwrap();
+        let (min, asked) = minimise(&judge, &fake, std::slice::from_ref(&d0), 128).unwrap();
         assert_eq!(min[0].cause, d0.cause);
         assert_eq!(
             min[0].mismatch.word,
