@@ -117,6 +117,19 @@ pub struct Generator<'a> {
     mismatches: Vec<u128>,
 }
 
+/// Where a generated word comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// Drawn from the tables ([`Generator::table_word`]): the unbiased sample the agreement
+    /// figure is measured on.
+    Table,
+    /// A fuzz corpus word, or its mutation.
+    Corpus,
+    /// A mutation of a disagreeing word (biased towards disagreement by design).
+    Mutation,
+}
+
 /// Mismatching words kept for mutation (the newest replace random older ones past this).
 pub const MUTATION_POOL: usize = 4096;
 
@@ -150,23 +163,23 @@ impl<'a> Generator<'a> {
 
     /// The next word: 10% corpus words (each once as it is, then mutated), 15% mutations of
     /// disagreeing words (when there are any), the rest table-aware.
-    pub fn next_word(&mut self) -> u128 {
+    pub fn next_word(&mut self) -> (u128, Source) {
         let roll = self.rng.next_u64() % 100;
         if roll < 10 && !self.corpus.is_empty() {
             let i = self.corpus_pos % self.corpus.len();
             let w = self.corpus[i];
             self.corpus_pos += 1;
             return if self.corpus_pos <= self.corpus.len() {
-                w
+                (w, Source::Corpus)
             } else {
-                self.mutate(w)
+                (self.mutate(w), Source::Corpus)
             };
         }
         if roll < 25 && !self.mismatches.is_empty() {
             let i = self.below(self.mismatches.len());
-            return self.mutate(self.mismatches[i]);
+            return (self.mutate(self.mismatches[i]), Source::Mutation);
         }
-        self.table_word()
+        (self.table_word(), Source::Table)
     }
 
     /// A word of a random variant: its fixed bits kept, every other bit random, then each
