@@ -26,6 +26,8 @@ macro_rules! outln {
     };
 }
 
+mod campaign;
+
 /// Spec-conformance fuzzer and differential tester for NVIDIA SASS encoding tables.
 #[derive(Parser, Debug)]
 #[command(name = "sass-conform", version)]
@@ -74,6 +76,100 @@ enum Cmd {
     /// word on every arch nvdisasm takes, against the distilled line (offline from
     /// oracle/arch-infer/; `--record` asks nvdisasm and records).
     ArchInfer(ArchInferArgs),
+    /// Differential campaign against live nvdisasm: table-aware words, predicted with the
+    /// learned reading, diffed; disagreements minimised and grouped by root cause.
+    Campaign(CampaignArgs),
+}
+
+#[derive(Args, Debug)]
+struct CampaignArgs {
+    #[command(flatten)]
+    view: ViewArgs,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// Oracle root (`--record` writes DIR/campaign/<ARCH>-<seed>.tsv and MANIFEST.json).
+    #[arg(long, default_value = "oracle")]
+    oracle: PathBuf,
+    /// Only the tables of this arch.
+    #[arg(long)]
+    arch: Option<Arch>,
+    /// Only the table of this mnemonic (TLD, TEX, LD, TMML, TLD4).
+    #[arg(long)]
+    table: Option<String>,
+    /// Time budget in minutes, split evenly over the tables.
+    #[arg(long)]
+    minutes: Option<f64>,
+    /// Word budget, split evenly over the tables (with --minutes: whichever ends first).
+    #[arg(long)]
+    words: Option<u64>,
+    /// Seed of the word generator (a shard is (arch, table, seed)).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// nvdisasm processes at once (default: every core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Record the words and answers into the oracle (learnable next time).
+    #[arg(long)]
+    record: bool,
+    /// With --record: agreeing words kept per table (every disagreeing and minimising word
+    /// is kept).
+    #[arg(long, default_value_t = 20_000)]
+    record_max: usize,
+    /// Fuzz corpus folders whose words join the campaign (named after their target).
+    #[arg(long, default_values = ["corpus/roundtrip", "corpus/decode_render"])]
+    corpus: Vec<PathBuf>,
+    /// Words per nvdisasm process (default: from the budget, at most 262144).
+    #[arg(long)]
+    chunk_words: Option<usize>,
+    /// Root causes minimised per table.
+    #[arg(long, default_value_t = 100)]
+    minimise_max: usize,
+    /// Minimising rounds (one nvdisasm batch each) at most.
+    #[arg(long, default_value_t = 40)]
+    rounds: usize,
+    /// Write the figures and root causes as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// An earlier run's --json: new root causes exit 3, a fallen agreement or a root cause
+    /// it lists as `fixed` exits 1.
+    #[arg(long, value_name = "FILE")]
+    known: Option<PathBuf>,
+    /// With --known: how far (0..1) a table's legal agreement may fall before it counts.
+    #[arg(long, default_value_t = 0.005)]
+    tolerance: f64,
+    /// Time nvdisasm's raw batches against the campaign's path on the same legal words.
+    #[arg(long)]
+    compare_raw: bool,
+    /// With --compare-raw: legal words timed.
+    #[arg(long, default_value_t = 200_000)]
+    raw_words: usize,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct CorpusCoverageArgs {
+    /// Fuzz corpus folders, named after their target (roundtrip, decode_render).
+    #[arg(default_values = ["corpus/roundtrip"])]
+    dirs: Vec<PathBuf>,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// Per table figures as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct CorpusDictArgs {
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    /// Output file (default: stdout), e.g. fuzz/roundtrip.dict.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -159,6 +255,12 @@ enum CorpusCmd {
         #[arg(long, default_value_t = 4)]
         per_variant: usize,
     },
+    /// Table coverage of fuzz corpora: per table, the (variant, field, value class) triples
+    /// and the modifier-group pairs at non-default values their inputs reach.
+    Coverage(CorpusCoverageArgs),
+    /// Write a libFuzzer dictionary for the roundtrip target from the tables (opcode bit
+    /// patterns per arch, variant selectors, modifier values).
+    Dict(CorpusDictArgs),
 }
 
 #[derive(Args, Debug)]
@@ -441,6 +543,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Report(a) => report_cmd(&a),
         Cmd::Corpus(CorpusCmd::Record(a)) => corpus_record(&a),
         Cmd::ArchInfer(a) => arch_infer_cmd(&a),
+        Cmd::Campaign(a) => campaign::campaign_cmd(&a),
+        Cmd::Corpus(CorpusCmd::Coverage(a)) => campaign::coverage_cmd(&a),
+        Cmd::Corpus(CorpusCmd::Dict(a)) => campaign::dict_cmd(&a),
         Cmd::Corpus(CorpusCmd::Seed {
             out,
             oracle,

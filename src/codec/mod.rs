@@ -1,6 +1,7 @@
 //! Codec layer: words <-> variants and field values, built at run time from parsed tables.
 
 mod check;
+pub mod coverage;
 mod fuzz;
 mod index;
 mod layout;

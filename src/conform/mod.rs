@@ -2,6 +2,7 @@
 //! answers (counts, and mismatches grouped by variant, field and cause).
 
 pub mod archinfer;
+pub mod campaign;
 pub mod distilled;
 pub mod explain;
 pub mod finding;

@@ -42,6 +42,7 @@
 //!   ~100k random words on SM80/SM90/SM100); the parser would append one to the instruction
 //!   before it and count it in [`DisassembleStats::continuation_lines`].
 
+pub mod ask;
 mod cubin;
 mod files;
 pub mod interrupt;

@@ -1,0 +1,819 @@
+//! `sass-conform campaign`: the differential campaign against live nvdisasm (see
+//! `sass_conform::conform::campaign`), with its progress bar, root-cause report, recording
+//! and the raw-batch comparison; and `corpus coverage` / `corpus dict` (table coverage).
+
+use super::{CampaignArgs, CorpusCoverageArgs, CorpusDictArgs, load_codec, load_view_model};
+use anyhow::{Context, Result, bail};
+use sass_conform::Arch;
+use sass_conform::codec::coverage::{CoverageMap, Reached, TableCoverage};
+use sass_conform::codec::{Codec, FuzzCase, VariantId, Word, field_group};
+use sass_conform::conform::campaign::{
+    Causes, Disagreement, Generator, Judge, RootCause, Source, TableResult, decode_command,
+    learnable_entries, merge_shards, minimise, nvdisasm_command, shard_file,
+};
+use sass_conform::conform::{DiffCounts, Differ};
+use sass_conform::oracle::{self, Entry, Nvdisasm};
+use sass_conform::reading::combos::{Split, split_of};
+use sass_conform::render::Renderer;
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// What a campaign run writes with `--json` and reads back with `--known`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct CampaignReport {
+    /// Seed of the run.
+    pub seed: u64,
+    /// Words asked in the campaign proper (minimising not included).
+    pub words: u64,
+    /// Wall seconds of the campaign proper.
+    pub seconds: f64,
+    /// Per table: `SM100 TLD` -> legal-text agreement (0..=1) and counts.
+    pub tables: BTreeMap<String, TableFigure>,
+    /// Root causes found.
+    pub root_causes: Vec<CauseLine>,
+    /// Root causes known to be fixed: finding one again is a regression (kept from `--known`).
+    #[serde(default)]
+    pub fixed: Vec<CauseLine>,
+    /// The raw-batch comparison, with `--compare-raw`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<RawFigure>,
+}
+
+/// One table's figures: the agreement is measured on the words drawn from the tables alone
+/// (`counts`), not on corpus words and mutations of disagreeing words (in `all`), which
+/// are chosen for disagreeing.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct TableFigure {
+    /// Share of nvdisasm-legal table-drawn words whose text we reproduce.
+    pub legal_agreement: f64,
+    /// Share of table-drawn words where we agree on legal vs illegal.
+    pub verdict_agreement: f64,
+    /// The counts of the table-drawn words.
+    pub counts: DiffCounts,
+    /// The counts of every word asked (corpus words and mutations included).
+    #[serde(default)]
+    pub all: DiffCounts,
+    /// Words per second in this table's campaign.
+    pub words_per_second: f64,
+}
+
+/// One root cause as reported.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub(super) struct CauseLine {
+    /// `SM100 TLD`.
+    pub table: String,
+    /// Variant key.
+    pub key: String,
+    /// Where.
+    pub field: String,
+    /// Kind.
+    pub kind: String,
+    /// Disagreeing words.
+    #[serde(default)]
+    pub count: usize,
+    /// Minimal word.
+    #[serde(default)]
+    pub word: String,
+    /// nvdisasm's text or reason for it.
+    #[serde(default)]
+    pub nvdisasm: String,
+    /// Ours (empty where we reject).
+    #[serde(default)]
+    pub ours: String,
+}
+
+impl CauseLine {
+    fn key(&self) -> (&str, &str, &str, &str) {
+        (&self.table, &self.key, &self.field, &self.kind)
+    }
+}
+
+/// nvdisasm's raw batch against the campaign's path on the same legal words, same cores.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct RawFigure {
+    /// Legal words timed.
+    pub words: usize,
+    /// Processes run side by side (the cores used).
+    pub jobs: usize,
+    /// nvdisasm raw batches: words/s.
+    pub raw_words_per_second: f64,
+    /// The campaign's path (ask + predict + diff) on the same words: words/s.
+    pub campaign_words_per_second: f64,
+    /// campaign / raw.
+    pub ratio: f64,
+}
+
+/// Runs `campaign`.
+pub(super) fn campaign_cmd(a: &CampaignArgs) -> Result<ExitCode> {
+    oracle::interrupt::install()?;
+    let jobs = a.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .context("starting the worker threads")?;
+    pool.install(|| run(a, jobs.max(1)))
+}
+
+/// One selected table: its arch, mnemonic and variants in the view codec.
+struct Selected {
+    arch: Arch,
+    mnemonic: String,
+    ids: Vec<VariantId>,
+}
+
+fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
+    let (codec, view, model) = load_view_model(&a.specs, &a.view)?;
+    let r = Renderer::new(&codec);
+    let written = load_codec(&a.specs)?;
+    let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+    let selected = select(&codec, a.arch, a.table.as_deref())?;
+    let corpus = corpus_words(&written, &a.corpus)?;
+    let n = selected.len() as f64;
+    let per_table_secs = a.minutes.map(|m| m * 60.0 / n);
+    let per_table_words = a.words.map(|w| (w as f64 / n).ceil() as u64);
+    if per_table_secs.is_none() && per_table_words.is_none() {
+        bail!("give a budget: --minutes N or --words N");
+    }
+    eprintln!(
+        "campaign: {} table(s), seed {}, {jobs} nvdisasm jobs, reading: {view}{}",
+        selected.len(),
+        a.seed,
+        if model.is_some() {
+            " + learned model"
+        } else {
+            ""
+        }
+    );
+    let pb =
+        indicatif::ProgressBar::new_spinner().with_style(indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {pos} words {per_sec} {msg}",
+        )?);
+    pb.enable_steady_tick(Duration::from_millis(250));
+    let mut report = CampaignReport {
+        seed: a.seed,
+        ..CampaignReport::default()
+    };
+    let mut all_causes: Vec<RootCause> = Vec::new();
+    let mut to_record: BTreeMap<String, (Arch, Vec<Entry>)> = BTreeMap::new();
+    let mut legal_sample: Vec<(Arch, u128)> = Vec::new();
+    let t_all = Instant::now();
+    for (ti, sel) in selected.iter().enumerate() {
+        let table = format!("{} {}", sel.arch, sel.mnemonic);
+        let words: Vec<u128> = corpus
+            .iter()
+            .filter(|(arch, w)| {
+                *arch == sel.arch
+                    && codec
+                        .decode(sel.arch, Word(*w))
+                        .is_some_and(|d| sel.ids.contains(&d.id))
+            })
+            .map(|(_, w)| *w)
+            .collect();
+        let seed = a.seed.wrapping_mul(0x9e37_79b9).wrapping_add(ti as u64);
+        let generator = RefCell::new(Generator::new(&codec, sel.ids.clone(), words, seed));
+        let mut differ = Differ::new(&codec, &r).with_model(model.as_ref());
+        // The unbiased sample: words drawn from the tables only (no corpus, no mutation).
+        let mut sample = Differ::new(&codec, &r).with_model(model.as_ref());
+        let sources: RefCell<std::collections::VecDeque<Source>> = RefCell::default();
+        let mut causes = Causes::default();
+        let mut kept: Vec<Entry> = Vec::new();
+        let mut found: Vec<Disagreement> = Vec::new();
+        let t = Instant::now();
+        let deadline = per_table_secs.map(|s| t + Duration::from_secs_f64(s));
+        let limit = per_table_words.unwrap_or(u64::MAX);
+        let mut made = 0u64;
+        let chunk = a.chunk_words.unwrap_or_else(|| {
+            // Chunks in flight when the budget ends still run (up to jobs + 1 of them): keep
+            // them to ~15% of a table's budget at ~20k words/s per core.
+            let by_time = per_table_secs.map_or(usize::MAX, |s| (s * 2_000.0) as usize);
+            let by_words = (limit as usize).div_ceil(jobs);
+            by_time
+                .min(by_words)
+                .clamp(2048, oracle::DEFAULT_CHUNK_WORDS)
+        });
+        let nvc = nv.clone().with_chunk_words(chunk);
+        let words = std::iter::from_fn(|| {
+            if made >= limit || deadline.is_some_and(|d| Instant::now() >= d) {
+                return None;
+            }
+            made += 1;
+            let (w, src) = generator.borrow_mut().next_word();
+            sources.borrow_mut().push_back(src);
+            Some(Ok(w))
+        });
+        let r_causes = &mut causes;
+        nvc.disassemble_stream(sel.arch, words, |word, answer| {
+            let before = differ.counts().clone();
+            let e = Entry {
+                arch: sel.arch,
+                word,
+                answer,
+            };
+            differ.add(&e);
+            // Answers come in input order: the front source is this word's.
+            if sources.borrow_mut().pop_front() == Some(Source::Table) {
+                sample.add(&e);
+            }
+            let now = differ.counts();
+            if now.mismatched() > before.mismatched() && now.no_variant == before.no_variant {
+                let judge = sass_conform::conform::campaign::classify(
+                    &codec,
+                    &r,
+                    model.as_ref(),
+                    &table,
+                    &e,
+                );
+                if let Some(d) = judge {
+                    generator.borrow_mut().push_mismatch(word);
+                    if r_causes.add(d.clone()) {
+                        found.push(d);
+                    }
+                    if a.record {
+                        kept.push(e.clone());
+                    }
+                }
+            } else if a.record && kept.len() < a.record_max {
+                kept.push(e.clone());
+            }
+            if e.answer.is_legal() && legal_sample.len() < a.raw_words && a.compare_raw {
+                legal_sample.push((sel.arch, word));
+            }
+            pb.inc(1);
+            if pb.position().is_multiple_of(2048) {
+                let c = differ.counts();
+                pb.set_message(format!(
+                    "{table} ({}/{}): {} mismatches, {} root causes",
+                    ti + 1,
+                    selected.len(),
+                    c.mismatched() - c.no_variant,
+                    r_causes.len()
+                ));
+            }
+            Ok(())
+        })?;
+        let seconds = t.elapsed().as_secs_f64();
+        let counts = differ.finish().counts;
+        let sampled = sample.finish().counts;
+        // Minimise one example per root cause, all causes of the table together.
+        let judge = Judge {
+            codec: &codec,
+            renderer: &r,
+            model: model.as_ref(),
+            arch: sel.arch,
+            table: table.clone(),
+        };
+        found.truncate(a.minimise_max);
+        if !found.is_empty() {
+            pb.set_message(format!("{table}: minimising {} root causes", found.len()));
+            let (min, asked) = minimise(&judge, &nv, &found, a.rounds)?;
+            for (d, m) in found.iter().zip(min) {
+                if let Some(rc) = causes.by_cause.get_mut(&d.cause) {
+                    rc.minimal = Some(m.mismatch);
+                    rc.minimise_asked = asked.len();
+                }
+            }
+            if a.record {
+                kept.extend(asked);
+            }
+        }
+        let res = TableResult {
+            table: table.clone(),
+            counts: counts.clone(),
+            seconds,
+        };
+        report.words += res.counts.total as u64;
+        report.tables.insert(
+            table.clone(),
+            TableFigure {
+                legal_agreement: sampled.legal_agreement(),
+                verdict_agreement: sampled.verdict_agreement(),
+                words_per_second: counts.total as f64 / seconds.max(1e-9),
+                counts: sampled,
+                all: counts,
+            },
+        );
+        all_causes.extend(causes.by_cause.into_values());
+        if a.record {
+            let rel = shard_file(
+                sel.arch,
+                a.table.as_deref().map(|_| sel.mnemonic.as_str()),
+                a.seed,
+            );
+            to_record
+                .entry(rel)
+                .or_insert_with(|| (sel.arch, Vec::new()))
+                .1
+                .extend(kept);
+        }
+    }
+    report.seconds = t_all.elapsed().as_secs_f64();
+    pb.finish_and_clear();
+    if a.compare_raw && !legal_sample.is_empty() {
+        report.raw = Some(compare_raw(
+            &nv,
+            &codec,
+            &r,
+            model.as_ref(),
+            &legal_sample,
+            jobs,
+        )?);
+    }
+    report.root_causes = all_causes.iter().map(cause_line).collect();
+    let known = match &a.known {
+        Some(p) if p.is_file() => Some(read_report(p)?),
+        _ => None,
+    };
+    if let Some(k) = &known {
+        report.fixed = k.fixed.clone();
+    }
+    print_report(&report, &all_causes, known.as_ref())?;
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(p, text + "\n").with_context(|| format!("writing {}", p.display()))?;
+    }
+    if a.record {
+        record(a, &nv, to_record)?;
+    }
+    Ok(verdict(&report, known.as_ref(), a.tolerance))
+}
+
+/// The tables of `codec` on `arch` (all archs when `None`) named `table` (all when `None`).
+fn select(codec: &Codec, arch: Option<Arch>, table: Option<&str>) -> Result<Vec<Selected>> {
+    let mut out = Vec::new();
+    for (ti, t) in codec.tables.iter().enumerate() {
+        let Some(tarch) = t.arch else { continue };
+        if arch.is_some_and(|a| a != tarch)
+            || table.is_some_and(|m| !m.eq_ignore_ascii_case(&t.mnemonic))
+        {
+            continue;
+        }
+        let ids = codec.ids().filter(|id| id.table as usize == ti).collect();
+        out.push(Selected {
+            arch: tarch,
+            mnemonic: t.mnemonic.clone(),
+            ids,
+        });
+    }
+    if out.is_empty() {
+        bail!(
+            "no table matches --arch {} --table {}",
+            arch.map_or("(any)".into(), |a| a.to_string()),
+            table.unwrap_or("(any)")
+        );
+    }
+    Ok(out)
+}
+
+/// Words held by the fuzz inputs in `dirs` (`roundtrip` and `decode_render` layouts, told
+/// apart by the folder's name), deduplicated.
+fn corpus_words(written: &Codec, dirs: &[PathBuf]) -> Result<Vec<(Arch, u128)>> {
+    let mut out = BTreeSet::new();
+    for d in dirs {
+        let target = d
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for f in files_under(d)? {
+            let data = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
+            out.extend(sass_conform::report::words::input_words(
+                written, &target, &data,
+            ));
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// Regular files under `dir` (recursively, sorted); none when it does not exist.
+fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    if !dir.is_dir() {
+        return Ok(out);
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))? {
+            let p = e?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// nvdisasm raw batches on `jobs` cores side by side against the campaign's path (ask +
+/// predict + diff) on the same legal words.
+fn compare_raw(
+    nv: &Nvdisasm,
+    codec: &Codec,
+    r: &Renderer,
+    model: Option<&sass_conform::reading::model::Model>,
+    sample: &[(Arch, u128)],
+    jobs: usize,
+) -> Result<RawFigure> {
+    let mut by_arch: BTreeMap<Arch, Vec<u128>> = BTreeMap::new();
+    for &(a, w) in sample {
+        by_arch.entry(a).or_default().push(w);
+    }
+    let scratch = tempfile::tempdir()?;
+    let (mut raw_s, mut ours_s, mut n) = (0.0f64, 0.0f64, 0usize);
+    for (arch, words) in &by_arch {
+        let part = words.len().div_ceil(jobs);
+        let t = Instant::now();
+        std::thread::scope(|s| -> Result<()> {
+            let hs: Vec<_> = words
+                .chunks(part.max(1))
+                .enumerate()
+                .map(|(i, c)| {
+                    let dir = scratch.path().join(i.to_string());
+                    s.spawn(move || -> Result<()> {
+                        std::fs::create_dir_all(&dir)?;
+                        sass_conform::bench::time_raw_batch(nv, *arch, c, &dir)?;
+                        Ok(())
+                    })
+                })
+                .collect();
+            for h in hs {
+                h.join()
+                    .map_err(|_| anyhow::anyhow!("raw batch thread panicked"))??;
+            }
+            Ok(())
+        })?;
+        raw_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let nvc = nv.clone().with_chunk_words(part.max(1));
+        let mut d = Differ::new(codec, r).with_model(model);
+        nvc.disassemble_stream(*arch, words.iter().map(|&w| Ok(w)), |word, answer| {
+            d.add(&Entry {
+                arch: *arch,
+                word,
+                answer,
+            });
+            Ok(())
+        })?;
+        ours_s += t.elapsed().as_secs_f64();
+        n += words.len();
+    }
+    let raw = n as f64 / raw_s.max(1e-9);
+    let ours = n as f64 / ours_s.max(1e-9);
+    Ok(RawFigure {
+        words: n,
+        jobs,
+        raw_words_per_second: raw,
+        campaign_words_per_second: ours,
+        ratio: ours / raw,
+    })
+}
+
+fn cause_line(rc: &RootCause) -> CauseLine {
+    let m = rc.minimal.as_ref().unwrap_or(&rc.example);
+    CauseLine {
+        table: rc.cause.table.clone(),
+        key: rc.cause.key.clone(),
+        field: rc.cause.field.clone(),
+        kind: rc.cause.kind.clone(),
+        count: rc.count,
+        word: m.word.clone(),
+        nvdisasm: m.nvdisasm.clone(),
+        ours: m.ours.clone().unwrap_or_default(),
+    }
+}
+
+fn read_report(p: &Path) -> Result<CampaignReport> {
+    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a campaign report", p.display()))
+}
+
+fn print_report(
+    rep: &CampaignReport,
+    causes: &[RootCause],
+    known: Option<&CampaignReport>,
+) -> Result<()> {
+    let is_known =
+        |c: &CauseLine| known.is_some_and(|k| k.root_causes.iter().any(|x| x.key() == c.key()));
+    outln!(
+        "campaign: {} fresh words (never learned from) in {:.1} s, {:.0} words/s, seed {}",
+        rep.words,
+        rep.seconds,
+        rep.words as f64 / rep.seconds.max(1e-9),
+        rep.seed
+    );
+    outln!("  agreement on the words drawn from the tables (no corpus words, no mutations):");
+    for (t, f) in &rep.tables {
+        let c = &f.counts;
+        outln!(
+            "  {t:<12} {:>9} of {:>9} words  legal text {:>7.3}% ({}/{})  verdict {:>7.3}%  disagree {}  not tabled {}  {:.0} words/s",
+            c.total,
+            f.all.total,
+            100.0 * f.legal_agreement,
+            c.matched,
+            c.matched + c.text_mismatch + c.we_reject_oracle_decodes,
+            100.0 * f.verdict_agreement,
+            c.mismatched() - c.no_variant,
+            c.no_variant,
+            f.words_per_second
+        );
+    }
+    if let Some(r) = &rep.raw {
+        outln!(
+            "  throughput on {} legal words, {} cores: campaign path {:.0} words/s, nvdisasm raw {:.0} words/s: {:.1}%",
+            r.words,
+            r.jobs,
+            r.campaign_words_per_second,
+            r.raw_words_per_second,
+            100.0 * r.ratio
+        );
+    }
+    let new = rep.root_causes.iter().filter(|c| !is_known(c)).count();
+    outln!(
+        "root causes: {}{}",
+        rep.root_causes.len(),
+        if known.is_some() {
+            format!(" ({new} new)")
+        } else {
+            String::new()
+        }
+    );
+    for (c, rc) in rep.root_causes.iter().zip(causes) {
+        let word = oracle::parse_word_hex(&c.word).unwrap_or(0);
+        outln!(
+            "{} {} {} / {} / {}: {} words; minimal {}{}",
+            if is_known(c) { " " } else { "*" },
+            c.table,
+            c.key,
+            c.field,
+            c.kind,
+            c.count,
+            c.word,
+            if rc.minimal.is_some() {
+                ""
+            } else {
+                " (not minimised)"
+            }
+        );
+        outln!("    nvdisasm: {}", c.nvdisasm);
+        outln!(
+            "    ours:     {}",
+            if c.ours.is_empty() {
+                "(rejected)"
+            } else {
+                &c.ours
+            }
+        );
+        if let Ok(arch) = c.table.split(' ').next().unwrap_or("").parse::<Arch>() {
+            outln!("    reproduce: {}", decode_command(arch, &c.word));
+            outln!("               {}", nvdisasm_command(arch, word));
+        }
+    }
+    Ok(())
+}
+
+/// Exit status: 1 when a table's legal agreement fell more than `tolerance` below the known
+/// run's or a root cause the known report lists as fixed came back; 3 when there are root
+/// causes the known report lacks; else 0 (also without `--known`).
+fn verdict(rep: &CampaignReport, known: Option<&CampaignReport>, tolerance: f64) -> ExitCode {
+    let Some(k) = known else {
+        return ExitCode::SUCCESS;
+    };
+    let fell = rep.tables.iter().any(|(t, f)| {
+        k.tables
+            .get(t)
+            .is_some_and(|b| f.legal_agreement + tolerance < b.legal_agreement)
+    });
+    let back = rep
+        .root_causes
+        .iter()
+        .any(|c| k.fixed.iter().any(|x| x.key() == c.key()));
+    if fell || back {
+        eprintln!(
+            "campaign: regression ({})",
+            if fell {
+                "agreement fell"
+            } else {
+                "a fixed root cause came back"
+            }
+        );
+        return ExitCode::from(1);
+    }
+    let new = rep
+        .root_causes
+        .iter()
+        .any(|c| !k.root_causes.iter().any(|x| x.key() == c.key()));
+    if new {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Writes each shard file (merged with the same shard's earlier recording, check-split words
+/// left out) through the oracle writer, listed in MANIFEST.json.
+fn record(
+    a: &CampaignArgs,
+    nv: &Nvdisasm,
+    files: BTreeMap<String, (Arch, Vec<Entry>)>,
+) -> Result<()> {
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let check = check_words(&a.oracle)?;
+    let mut writer = oracle::OracleWriter::open(&a.oracle)?;
+    for (rel, (arch, entries)) in files {
+        let mut shards = vec![(rel.clone(), entries)];
+        let old = writer.committed_path(&rel);
+        if old.is_file() {
+            shards.push((old.display().to_string(), oracle::read_entries(&old)?));
+        }
+        let merged = merge_shards(&shards)?;
+        let mut entries = learnable_entries(merged, &check);
+        let rec = writer.stage_entries(&rel, arch, &mut entries, nv.version(), &command)?;
+        eprintln!("{}: {} words (staged)", rec.path, rec.entries);
+    }
+    writer.commit()?;
+    eprintln!("{}: committed with MANIFEST.json", a.oracle.display());
+    Ok(())
+}
+
+/// (arch, word) of every check-split recording under the oracle root.
+fn check_words(dir: &Path) -> Result<HashSet<(Arch, u128)>> {
+    let mut out = HashSet::new();
+    if dir.is_dir() {
+        oracle::for_each_entry_where(
+            dir,
+            |p| split_of(p) == Some(Split::Check),
+            |e| {
+                out.insert((e.arch, e.word));
+            },
+        )?;
+    }
+    Ok(out)
+}
+
+/// Runs `corpus coverage`: per table, the triples and modifier-group pairs the corpus reaches.
+pub(super) fn coverage_cmd(a: &CorpusCoverageArgs) -> Result<ExitCode> {
+    let codec = load_codec(&a.specs)?;
+    let map = CoverageMap::new(&codec);
+    let mut reached = Reached::new(&map);
+    let mut inputs = 0usize;
+    for d in &a.dirs {
+        let target = d
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for f in files_under(d)? {
+            let data = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
+            inputs += 1;
+            add_input(&codec, &map, &mut reached, &target, &data);
+        }
+    }
+    let tables = map.tables(&codec, &reached.hit);
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&tables)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!(
+        "table coverage of {} inputs in {}",
+        inputs,
+        a.dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    outln!("table          triples (variant, field, value class)   modifier-group pairs");
+    let mut total = TableCoverage::default();
+    for t in &tables {
+        outln!(
+            "{:<14} {:>6}/{:<6} {:>6.1}%                  {:>6}/{:<6} {:>6.1}%",
+            format!("{} {}", t.arch, t.mnemonic),
+            t.triples_hit,
+            t.triples,
+            100.0 * t.triple_share(),
+            t.pairs_hit,
+            t.pairs,
+            100.0 * t.pair_share()
+        );
+        total.triples += t.triples;
+        total.triples_hit += t.triples_hit;
+        total.pairs += t.pairs;
+        total.pairs_hit += t.pairs_hit;
+    }
+    outln!(
+        "{:<14} {:>6}/{:<6} {:>6.1}%                  {:>6}/{:<6} {:>6.1}%",
+        "all",
+        total.triples_hit,
+        total.triples,
+        100.0 * total.triple_share(),
+        total.pairs_hit,
+        total.pairs,
+        100.0 * total.pair_share()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The features one fuzz input reaches: a `roundtrip` input's word (decoded) and its
+/// variant + values (property b); a `decode_render` input's word on every arch.
+pub(crate) fn add_input(
+    codec: &Codec,
+    map: &CoverageMap,
+    reached: &mut Reached,
+    target: &str,
+    data: &[u8],
+) {
+    match target {
+        "roundtrip" => {
+            if let Some(case) = FuzzCase::from_bytes(codec, data) {
+                reached.add_word(codec, map, case.arch, case.word.0);
+                reached.add_values(map, case.variant, case.values());
+            }
+        }
+        _ => {
+            for (arch, w) in sass_conform::report::words::input_words(codec, target, data) {
+                reached.add_word(codec, map, arch, w);
+            }
+        }
+    }
+}
+
+/// Runs `corpus dict`: a libFuzzer dictionary for the roundtrip input layout from the tables.
+pub(super) fn dict_cmd(a: &CorpusDictArgs) -> Result<ExitCode> {
+    let codec = load_codec(&a.specs)?;
+    let mut lines = BTreeSet::new();
+    for (pos, id) in codec.ids().enumerate() {
+        let v = codec.variant(id);
+        let arch = codec.table(id).arch.map_or("-".into(), |a| a.to_string());
+        // The variant's fixed bytes (low half, as they lie in the word's 16 LE bytes): the
+        // opcode bit pattern, up to the last byte with a fixed bit.
+        let bytes = v.fixed_value.to_le_bytes();
+        let mask = v.fixed_mask.to_le_bytes();
+        if let Some(last) = mask[..8].iter().rposition(|&m| m != 0) {
+            lines.insert(format!(
+                "opcode_{arch}_{}=\"{}\"",
+                v.key,
+                escape(&bytes[..=last])
+            ));
+        }
+        if let Some(first) = mask[8..].iter().position(|&m| m != 0) {
+            let last = 8 + mask[8..].iter().rposition(|&m| m != 0).unwrap_or(first);
+            lines.insert(format!(
+                "fixed_hi_{arch}_{}=\"{}\"",
+                v.key,
+                escape(&bytes[8 + first..=last])
+            ));
+        }
+        // The variant selector (u16 LE at offset 17).
+        lines.insert(format!(
+            "variant_{arch}_{}=\"{}\"",
+            v.key,
+            escape(&(pos as u16).to_le_bytes())
+        ));
+        // Modifier values as `arbitrary` reads one Vec<u64> element: a continue byte, 8 LE bytes.
+        for f in &v.fields {
+            if let Some(g) = field_group(v, f) {
+                for row in &g.values {
+                    let mut b = vec![1u8];
+                    b.extend_from_slice(&(row.value as u64).to_le_bytes());
+                    lines.insert(format!(
+                        "modi_{}_{}=\"{}\"",
+                        f.label.replace(' ', ""),
+                        row.value,
+                        escape(&b)
+                    ));
+                }
+            }
+        }
+    }
+    let mut text = format!(
+        "# libFuzzer dictionary for the roundtrip target, written by `sass-conform corpus dict` from {}.\n",
+        a.specs.display()
+    );
+    for l in &lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    match &a.out {
+        Some(p) => {
+            std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?;
+            eprintln!("{}: {} entries", p.display(), lines.len());
+        }
+        None => {
+            write!(std::io::stdout().lock(), "{text}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Bytes as a libFuzzer dictionary string body (`\xNN` for every byte).
+fn escape(b: &[u8]) -> String {
+    b.iter().map(|x| format!("\\x{x:02X}")).collect()
+}

@@ -1,0 +1,358 @@
+//! Table coverage: which parts of the tables' space a set of words reaches, as numbered
+//! features (the fuzz target feeds them to libFuzzer as extra counters; `corpus coverage`
+//! counts them).
+//!
+//! Two kinds of feature per variant:
+//! - a **triple** (variant, field, value class) for every field of the layout. A value's class
+//!   ([`ValueClass`]): for a modifier field with a table, the table's row (`listed` i-th row)
+//!   or `unlisted`; for a field of at most [`SMALL_WIDTH`] bits, the value itself; for wider
+//!   fields, `zero`, `one`, `max` (all ones), `top` (top bit set, not all ones) or `other`.
+//! - a **pair** (variant, modifier group i, modifier group j) for every two modifier fields
+//!   with a table, reached when both hold a value other than their table's default row
+//!   (`(default)`, or 0 when the table has none).
+//!
+//! Features are numbered densely: triples first, variant by variant in codec order, then the
+//! pairs ([`CoverageMap::feature_count`]).
+
+use super::{Codec, Decoded, VariantId, Word, field_group};
+use crate::arch::Arch;
+use crate::spec::{Field, ModifierName, Variant, bits_mask};
+use serde::Serialize;
+
+/// Widest field whose every value is its own class.
+pub const SMALL_WIDTH: u32 = 3;
+
+/// A field value's class (module notes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ValueClass {
+    /// The i-th row of the field's modifier table.
+    Listed(usize),
+    /// A value the modifier table has no row for.
+    Unlisted,
+    /// The value itself (fields of at most [`SMALL_WIDTH`] bits).
+    Value(u64),
+    /// 0 (wide fields).
+    Zero,
+    /// 1 (wide fields).
+    One,
+    /// All ones (wide fields).
+    Max,
+    /// Top bit set, not all ones (wide fields).
+    Top,
+    /// Anything else (wide fields).
+    Other,
+}
+
+/// How one field's values map to classes.
+#[derive(Debug, Clone)]
+enum Classes {
+    /// Modifier table rows (values in table order) and whether unlisted values exist.
+    Listed { values: Vec<u64>, unlisted: bool },
+    /// Every value of a small field.
+    Small { width: u32 },
+    /// The five classes of a wide field.
+    Wide { width: u32 },
+}
+
+impl Classes {
+    fn of(v: &Variant, f: &Field) -> Classes {
+        let width = f.width();
+        match field_group(v, f) {
+            Some(g) => {
+                let values: Vec<u64> = g.values.iter().map(|r| r.value as u64).collect();
+                let space = if width >= 64 { u64::MAX } else { 1u64 << width };
+                let unlisted = (values.len() as u64) < space;
+                Classes::Listed { values, unlisted }
+            }
+            None if width <= SMALL_WIDTH => Classes::Small { width },
+            None => Classes::Wide { width },
+        }
+    }
+
+    fn count(&self) -> usize {
+        match self {
+            Classes::Listed { values, unlisted } => values.len() + *unlisted as usize,
+            Classes::Small { width } => 1 << width,
+            Classes::Wide { .. } => 5,
+        }
+    }
+
+    /// (class index, class) of `value`.
+    fn class(&self, value: u64) -> (usize, ValueClass) {
+        match self {
+            Classes::Listed { values, .. } => match values.iter().position(|&x| x == value) {
+                Some(i) => (i, ValueClass::Listed(i)),
+                None => (values.len(), ValueClass::Unlisted),
+            },
+            Classes::Small { width } => {
+                let v = value & bits_mask(*width) as u64;
+                (v as usize, ValueClass::Value(v))
+            }
+            Classes::Wide { width } => {
+                let max = bits_mask(*width) as u64;
+                let v = value & max;
+                let top = 1u64 << (width - 1).min(63);
+                match v {
+                    0 => (0, ValueClass::Zero),
+                    1 => (1, ValueClass::One),
+                    _ if v == max => (2, ValueClass::Max),
+                    _ if v & top != 0 => (3, ValueClass::Top),
+                    _ => (4, ValueClass::Other),
+                }
+            }
+        }
+    }
+}
+
+/// One variant's feature numbering.
+#[derive(Debug, Clone)]
+struct Slots {
+    /// Per field: first triple feature and the classes.
+    fields: Vec<(usize, Classes)>,
+    /// Modifier fields with a table: (field index, default value).
+    mods: Vec<(usize, u64)>,
+    /// First pair feature (relative to the pairs' start).
+    pair_base: usize,
+}
+
+/// The feature numbering of a codec's tables (module notes).
+#[derive(Debug, Clone)]
+pub struct CoverageMap {
+    /// Per table: per variant slots.
+    slots: Vec<Vec<Slots>>,
+    triples: usize,
+    pairs: usize,
+}
+
+/// Features one table has and reaches.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TableCoverage {
+    /// Arch of the table (`SM100`).
+    pub arch: String,
+    /// Mnemonic of the table (`TLD`).
+    pub mnemonic: String,
+    /// (variant, field, value class) triples reached.
+    pub triples_hit: usize,
+    /// Triples in the table.
+    pub triples: usize,
+    /// (variant, modifier group pair at non-default values) pairs reached.
+    pub pairs_hit: usize,
+    /// Pairs in the table.
+    pub pairs: usize,
+}
+
+impl TableCoverage {
+    /// Share of triples reached (0..=1; 1 for a table with none).
+    pub fn triple_share(&self) -> f64 {
+        ratio(self.triples_hit, self.triples)
+    }
+    /// Share of pairs reached (0..=1; 1 for a table with none).
+    pub fn pair_share(&self) -> f64 {
+        ratio(self.pairs_hit, self.pairs)
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 { 1.0 } else { a as f64 / b as f64 }
+}
+
+impl CoverageMap {
+    /// The numbering for every variant of `codec`.
+    pub fn new(codec: &Codec) -> CoverageMap {
+        let (mut triples, mut pairs) = (0usize, 0usize);
+        let mut slots = Vec::with_capacity(codec.tables.len());
+        for t in &codec.tables {
+            let mut ts = Vec::with_capacity(t.variants.len());
+            for v in &t.variants {
+                let mut fields = Vec::with_capacity(v.fields.len());
+                let mut mods = Vec::new();
+                for (i, f) in v.fields.iter().enumerate() {
+                    let c = Classes::of(v, f);
+                    if let Some(g) = field_group(v, f) {
+                        let default = g
+                            .values
+                            .iter()
+                            .find(|r| r.name == ModifierName::Default)
+                            .map_or(0, |r| r.value as u64);
+                        mods.push((i, default));
+                    }
+                    let n = c.count();
+                    fields.push((triples, c));
+                    triples += n;
+                }
+                let pair_base = pairs;
+                pairs += mods.len() * mods.len().saturating_sub(1) / 2;
+                ts.push(Slots {
+                    fields,
+                    mods,
+                    pair_base,
+                });
+            }
+            slots.push(ts);
+        }
+        CoverageMap {
+            slots,
+            triples,
+            pairs,
+        }
+    }
+
+    /// Number of triple features (numbered `0..triples()`).
+    pub fn triples(&self) -> usize {
+        self.triples
+    }
+
+    /// Number of features, triples then pairs.
+    pub fn feature_count(&self) -> usize {
+        self.triples + self.pairs
+    }
+
+    /// Calls `hit(feature)` for every feature of variant `id` with field `values` (field
+    /// order; missing values count as 0, values are masked to their field's width).
+    pub fn for_each_feature(&self, id: VariantId, values: &[u64], mut hit: impl FnMut(usize)) {
+        let Some(s) = self
+            .slots
+            .get(id.table as usize)
+            .and_then(|t| t.get(id.variant as usize))
+        else {
+            return;
+        };
+        let value = |i: usize| values.get(i).copied().unwrap_or(0);
+        for (i, (base, c)) in s.fields.iter().enumerate() {
+            hit(base + c.class(value(i)).0);
+        }
+        let mut k = 0usize;
+        for a in 0..s.mods.len() {
+            for b in a + 1..s.mods.len() {
+                let (fa, da) = s.mods[a];
+                let (fb, db) = s.mods[b];
+                if value(fa) != da && value(fb) != db {
+                    hit(self.triples + s.pair_base + k);
+                }
+                k += 1;
+            }
+        }
+    }
+
+    /// [`CoverageMap::for_each_feature`] of a decoded word.
+    pub fn for_each_decoded(&self, d: &Decoded, hit: impl FnMut(usize)) {
+        self.for_each_feature(d.id, d.values(), hit)
+    }
+
+    /// The class of `value` in field `field` of variant `id` (`None` past the fields).
+    pub fn class_of(&self, id: VariantId, field: usize, value: u64) -> Option<ValueClass> {
+        let s = self
+            .slots
+            .get(id.table as usize)?
+            .get(id.variant as usize)?;
+        s.fields.get(field).map(|(_, c)| c.class(value).1)
+    }
+
+    /// Per table, the features among `reached` (indexed by feature number) against those the
+    /// table has, in codec table order.
+    pub fn tables(&self, codec: &Codec, reached: &[bool]) -> Vec<TableCoverage> {
+        let got = |i: usize| reached.get(i).copied().unwrap_or(false);
+        codec
+            .tables
+            .iter()
+            .zip(&self.slots)
+            .map(|(t, ts)| {
+                let mut c = TableCoverage {
+                    arch: t.arch.map_or("-".into(), |a| a.to_string()),
+                    mnemonic: t.mnemonic.clone(),
+                    ..TableCoverage::default()
+                };
+                for s in ts {
+                    for (base, cl) in &s.fields {
+                        let n = cl.count();
+                        c.triples += n;
+                        c.triples_hit += (*base..base + n).filter(|&i| got(i)).count();
+                    }
+                    let n = s.mods.len() * s.mods.len().saturating_sub(1) / 2;
+                    let b = self.triples + s.pair_base;
+                    c.pairs += n;
+                    c.pairs_hit += (b..b + n).filter(|&i| got(i)).count();
+                }
+                c
+            })
+            .collect()
+    }
+}
+
+/// Features reached by a set of words, kept as a bitmap over a [`CoverageMap`].
+#[derive(Debug, Clone)]
+pub struct Reached {
+    /// One flag per feature.
+    pub hit: Vec<bool>,
+}
+
+impl Reached {
+    /// Nothing reached yet.
+    pub fn new(map: &CoverageMap) -> Reached {
+        Reached {
+            hit: vec![false; map.feature_count()],
+        }
+    }
+
+    /// Adds the features of `word` decoded on `arch` (nothing when no variant matches).
+    pub fn add_word(&mut self, codec: &Codec, map: &CoverageMap, arch: Arch, word: u128) {
+        if let Some(d) = codec.decode(arch, Word(word)) {
+            map.for_each_decoded(&d, |i| self.hit[i] = true);
+        }
+    }
+
+    /// Adds the features of variant `id` with field `values`.
+    pub fn add_values(&mut self, map: &CoverageMap, id: VariantId, values: &[u64]) {
+        map.for_each_feature(id, values, |i| self.hit[i] = true);
+    }
+
+    /// Features reached.
+    pub fn count(&self) -> usize {
+        self.hit.iter().filter(|&&h| h).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codec() -> Codec {
+        Codec::new(crate::spec::bundled_tables().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn classes_of_wide_small_and_listed_fields() {
+        let w = Classes::Wide { width: 8 };
+        assert_eq!(w.class(0).1, ValueClass::Zero);
+        assert_eq!(w.class(1).1, ValueClass::One);
+        assert_eq!(w.class(0xff).1, ValueClass::Max);
+        assert_eq!(w.class(0x80).1, ValueClass::Top);
+        assert_eq!(w.class(0x42).1, ValueClass::Other);
+        assert_eq!(Classes::Small { width: 2 }.class(3).1, ValueClass::Value(3));
+        let l = Classes::Listed {
+            values: vec![0, 2],
+            unlisted: true,
+        };
+        assert_eq!(l.class(2), (1, ValueClass::Listed(1)));
+        assert_eq!(l.class(1), (2, ValueClass::Unlisted));
+        assert_eq!(l.count(), 3);
+    }
+
+    #[test]
+    fn fixed_words_reach_one_class_per_field_and_no_pair() {
+        let c = codec();
+        let map = CoverageMap::new(&c);
+        let id = c.ids().next().unwrap();
+        let v = c.variant(id);
+        let arch = c.table(id).arch.unwrap();
+        let mut r = Reached::new(&map);
+        r.add_word(&c, &map, arch, v.fixed_value);
+        let d = c.decode(arch, Word(v.fixed_value)).unwrap();
+        // Every field of the decoded variant holds 0 in its fixed word: one triple each.
+        assert_eq!(r.count(), c.variant(d.id).fields.len());
+        let t = map.tables(&c, &r.hit);
+        assert_eq!(t.iter().map(|t| t.triples_hit).sum::<usize>(), r.count());
+        assert_eq!(t.iter().map(|t| t.pairs_hit).sum::<usize>(), 0);
+        assert_eq!(t.iter().map(|t| t.triples).sum::<usize>(), map.triples());
+    }
+}
