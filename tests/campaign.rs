@@ -61,14 +61,11 @@ fn cause(table: &str, key: &str, field: &str) -> Cause {
     }
 }
 
-/// The three root causes of the seed-1 campaign, with the minimal word the live minimiser
-/// found for each.
+/// The root causes of the seed-1 campaign that the reading still has, with the minimal word
+/// the live minimiser found for each. (A third, SM80 LD `[RZ]` — the minimal word
+/// 000000000000000000000000ff000980 read as `[]` — is fixed since: see below.)
 fn expected() -> Vec<(Cause, &'static str)> {
     vec![
-        (
-            cause("SM80 LD", "LD_R_R_I_P", "operand 1"),
-            "000000000000000000000000ff000980",
-        ),
         (
             cause("SM80 LD", "LD_R_R_UR_I_P", "modifiers"),
             "000000000c00000000000000ff000980",
@@ -81,7 +78,7 @@ fn expected() -> Vec<(Cause, &'static str)> {
 }
 
 #[test]
-fn recorded_disagreements_group_into_three_root_causes() {
+fn recorded_disagreements_group_into_two_root_causes() {
     let (codec, model) = view();
     let r = Renderer::new(&codec);
     let ds = disagreements(&codec, &r, &model);
@@ -92,15 +89,23 @@ fn recorded_disagreements_group_into_three_root_causes() {
     let got: Vec<&Cause> = causes.by_cause.keys().collect();
     let want: Vec<Cause> = expected().into_iter().map(|(c, _)| c).collect();
     assert_eq!(got, want.iter().collect::<Vec<_>>());
-    // Every cause's example texts: ours leaves out what nvdisasm prints, or adds `???0`.
+    // The fixed root cause: nvdisasm never prints empty brackets (`[RZ]`), and now neither
+    // does the reading; its words no longer disagree.
+    assert!(
+        !ds.iter()
+            .any(|d| d.mismatch.word == "000000000000000000000000ff000980")
+    );
+    let p = sass_conform::conform::predict(
+        &codec,
+        &r,
+        Some(&model),
+        "SM80".parse().unwrap(),
+        sass_conform::codec::Word(0xff000980),
+    );
+    assert_eq!(p.text.as_deref(), Some("@P0 LD.EF.U8 R0, [RZ] ;"));
+    // The `???0` cause: ours adds a modifier nvdisasm leaves out when the base register is.
     let ld = &causes.by_cause[&want[0]];
-    assert!(ld.count >= 29, "{}", ld.count);
-    let m = ds
-        .iter()
-        .find(|d| d.mismatch.word == "000000000000000000000000ff000980")
-        .unwrap();
-    assert_eq!(m.mismatch.nvdisasm, "@P0 LD.EF.U8 R0, [RZ] ;");
-    assert_eq!(m.mismatch.ours.as_deref(), Some("@P0 LD.EF.U8 R0, [] ;"));
+    assert!(ld.count >= 1, "{}", ld.count);
 }
 
 #[test]

@@ -177,7 +177,7 @@ fn resolved_tables_agree_with_nvdisasm() {
     assert_eq!(n.total, es.len());
     assert_eq!(
         (n.matched, n.text_mismatch, n.agree_illegal),
-        (429_971, 24, 177_490)
+        (429_973, 22, 177_490)
     );
     // On the per-table sweeps alone.
     let sweeps = entries();
