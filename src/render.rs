@@ -67,6 +67,8 @@ struct Plan {
     operand_modifier: Option<OperandModifier>,
     /// Fields whose names also read context bits (see [`crate::spec::Field::context`]).
     context: Vec<usize>,
+    /// Whether some atom has a learned `desc[...]` name (SM80 LD bits 76 and 101).
+    desc: bool,
 }
 
 /// The `modi` field printed on the first atom of a memory operand (`[R0.U32+UR0]`).
@@ -328,7 +330,23 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
     let open = out.len();
     out.push('[');
     let mut printed = 0;
+    // With a descriptor, nvdisasm writes the base register even at RZ, and the offset after it
+    // signed (`desc[UR46][RZ.64+-0x6b075c]`; oracle/combos/learn/SM80-LD.tsv).
+    let desc = p.desc
+        && ids.iter().any(|&i| {
+            let a = &p.atoms[i];
+            a.field
+                .and_then(|f| a.names.get(&vals[f]))
+                .is_some_and(|n| n.starts_with("desc["))
+        });
+    if desc {
+        first_atom_plain(p, v, ids, vals, out);
+        printed += 1;
+    }
     for (k, &i) in ids.iter().enumerate() {
+        if desc && k == 0 {
+            continue;
+        }
         let start = out.len();
         if printed > 0 {
             out.push('+');
@@ -521,7 +539,7 @@ fn plan(v: &Variant) -> Plan {
     if !v.print_order.is_empty() {
         keyed = ordered_sources(v);
     }
-    let atoms = v
+    let atoms: Vec<AtomPlan> = v
         .signature
         .atoms
         .iter()
@@ -570,6 +588,9 @@ fn plan(v: &Variant) -> Plan {
             .collect(),
         guard: v.fields.iter().position(|f| f.kind == FieldKind::Guard),
         mods: keyed.into_iter().map(|(_, m)| mod_piece(v, m)).collect(),
+        desc: atoms
+            .iter()
+            .any(|a| a.names.values().any(|n| n.starts_with("desc["))),
         atoms,
         operand_modifier: v
             .fields

@@ -182,6 +182,20 @@ fn ld_bit_76_leaves_the_uniform_register_out_and_bit_101_makes_it_a_descriptor()
         text("SM80", "000162200c5019200002100402167980"),
         "LD.E.NA.LTC128B R22, desc[UR4][R2.64+0x210] ;"
     );
+    // With a descriptor the base register is written even at RZ, the offset after it signed;
+    // an offset alone in the brackets is an absolute address, unsigned (oracle/combos).
+    assert_eq!(
+        text("SM80", "1491563cec089c3094f8a4eeff3ae980"),
+        "@!P6 LD.???0.EF.LTC256B.128.CONSTANT R58, desc[UR46][RZ.64+-0x6b075c] ;"
+    );
+    assert_eq!(
+        text("SM80", "e46be468d391acc4a422eb98ff26e980"),
+        "@!P6 LD.128.CONSTANT.VC R38, [0xa422eb98], P3 ;"
+    );
+    assert_eq!(
+        text("SM80", "000000000000000000000000ff000980"),
+        "@P0 LD.EF.U8 R0, [RZ] ;"
+    );
     // oracle/forms/SM80-LD.tsv: bit 76 alone on the `[R.U32+UR]` fixed word is refused.
     assert_eq!(
         read("SM80", "00000000080010000000000000000980").legality,
