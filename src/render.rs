@@ -339,12 +339,13 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
                 .and_then(|f| a.names.get(&vals[f]))
                 .is_some_and(|n| n.starts_with("desc["))
         });
-    if desc {
+    let keep_base = desc || suffixed_base_alone(p, v, ids, vals);
+    if keep_base {
         first_atom_plain(p, v, ids, vals, out);
         printed += 1;
     }
     for (k, &i) in ids.iter().enumerate() {
-        if desc && k == 0 {
+        if keep_base && k == 0 {
             continue;
         }
         let start = out.len();
@@ -421,6 +422,31 @@ fn unplain_names(
         })
         .map(|(k, name)| (*k, name.clone()))
         .collect()
+}
+
+/// Whether the base register, learned as left out at this value (RZ), is written anyway: it
+/// carries an operand modifier suffix (`.64`) and no uniform register is written after it
+/// (SM80 LD with bit 76: `[RZ.64+0x1]`; with a uniform register `[UR0]`; campaign seed 11).
+fn suffixed_base_alone(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64]) -> bool {
+    let (Some(&first), Some(m)) = (ids.first(), &p.operand_modifier) else {
+        return false;
+    };
+    let a = &p.atoms[first];
+    let left_out = a
+        .field
+        .and_then(|f| a.names.get(&vals[f]))
+        .is_some_and(String::is_empty);
+    let suffixed = match m.suffixes.get(vals[m.field] as usize) {
+        Some(t) => !t.is_empty(),
+        None => !operand_suffix(v, m.field, vals[m.field]).is_empty(),
+    };
+    let ur_written = ids[1..].iter().any(|&i| {
+        let b = &p.atoms[i];
+        b.kind == OperandKind::UniformReg
+            && b.field
+                .is_some_and(|f| b.names.get(&vals[f]).is_none_or(|n| !n.is_empty()))
+    });
+    ids.len() > 1 && left_out && suffixed && !ur_written
 }
 
 /// nvdisasm never writes empty brackets: when every atom of a memory operand is left out it
