@@ -196,6 +196,11 @@ fn ld_bit_76_leaves_the_uniform_register_out_and_bit_101_makes_it_a_descriptor()
         text("SM80", "000000000000000000000000ff000980"),
         "@P0 LD.EF.U8 R0, [RZ] ;"
     );
+    // Without a uniform register the base register keeps its `.64` at RZ (campaign seed 11).
+    assert_eq!(
+        text("SM80", "000000000c00100000000100ff000980"),
+        "@P0 LD.???0.EF.U8 R0, [RZ.64+0x1] ;"
+    );
     // oracle/forms/SM80-LD.tsv: bit 76 alone on the `[R.U32+UR]` fixed word is refused.
     assert_eq!(
         read("SM80", "00000000080010000000000000000980").legality,
@@ -236,4 +241,18 @@ fn form_bits_are_found_by_the_recorded_experiment() {
     assert_eq!(forms("LD", "LD_R_R_I_P"), vec![]);
     // TEX bit 91 is refused alone and with every other bit: a fixed bit, not a form bit.
     assert_eq!(forms("TEX", "TEX_P_R_R_R_R_UR_D_I"), vec![]);
+}
+
+#[test]
+fn tmml_lod_register_at_255_prints_with_b_and_is_left_out_without() {
+    // oracle/combos: TMML_R_R_R_R_I_I_D_I's operand 3 (bits 32-39) at 255 reads bit 59 (`B`)
+    // as context: `???255` with it, left out without it.
+    assert_eq!(
+        text("SM90", "440c52b8817579c0a9e7acff44884b69"),
+        "@P4 TMML.B.LOD.NDV R192, R136, R68, ???255, 0x7, 0x27ac, ARRAY_2D, 0x9 ;"
+    );
+    assert_eq!(
+        text("SM90", "471adb1b264055d9a2e21eff1cb82b69"),
+        "@P2 TMML.LOD.NODEP R217, R184, R28, 0xb, 0x221e, ARRAY_2D, 0x5 ;"
+    );
 }

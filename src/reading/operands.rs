@@ -75,18 +75,15 @@ fn special(f: &crate::spec::Field) -> bool {
     !f.context.is_empty() || f.names.values().any(String::is_empty)
 }
 
-/// The context candidates of variant `v`: its silent one-bit flag fields (printing nothing
-/// at either value), and each form bit alone and with its context bits.
+/// The context candidates of variant `v`: its one-bit flag and modifier fields (SM80 LD's
+/// `cNOT`, which prints nothing: `!P3`; SM90 TMML's bit 59, `B`: the LOD register at 255 is
+/// written `???255` with it and left out without), and each form bit alone and with its
+/// context bits.
 fn contexts(v: &crate::spec::Variant, forms: &[Form]) -> Contexts {
     let mut out: Contexts = v
         .fields
         .iter()
-        .filter(|f| {
-            matches!(f.kind, FieldKind::Flag(_))
-                && f.width() == 1
-                && f.names.values().all(String::is_empty)
-                && f.names.len() == 2
-        })
+        .filter(|f| matches!(f.kind, FieldKind::Flag(_) | FieldKind::Modifier(_)) && f.width() == 1)
         .map(|f| f.ranges.clone())
         .collect();
     for f in forms {
