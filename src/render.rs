@@ -69,6 +69,8 @@ struct Plan {
     context: Vec<usize>,
     /// Whether some atom has a learned `desc[...]` name (SM80 LD bits 76 and 101).
     desc: bool,
+    /// Word bits of the operand modifier field (`.64`/`.U32` on the base register), or 0.
+    opmod_mask: u128,
 }
 
 /// The `modi` field printed on the first atom of a memory operand (`[R0.U32+UR0]`).
@@ -127,6 +129,21 @@ impl Renderer {
             keyed[..d.n_fields].copy_from_slice(d.values());
             for &i in &p.context {
                 keyed[i] = v.fields[i].name_key(keyed[i], d.word.0);
+            }
+            if p.opmod_mask != 0 && base_left_out(p, v, &keyed[..d.n_fields]) {
+                // The base register is not written, nor its operand modifier: a modifier
+                // that reads the modifier's bits as context reads them as 0 (SM80 LD bit 90:
+                // `LD.EF.U8 R0, [UR0]`, not `LD.???0.EF.U8`; campaign seed 11).
+                let word = d.word.0 & !p.opmod_mask;
+                for &i in &p.context {
+                    if v.fields[i]
+                        .context
+                        .iter()
+                        .any(|r| r.mask() & p.opmod_mask != 0)
+                    {
+                        keyed[i] = v.fields[i].name_key(d.values()[i], word);
+                    }
+                }
             }
             &keyed[..d.n_fields]
         };
@@ -449,6 +466,26 @@ fn suffixed_base_alone(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64]) -> bo
     ids.len() > 1 && left_out && suffixed && !ur_written
 }
 
+/// Whether a memory operand's base register is left out while a uniform register is written
+/// after it (`[UR0]`); `vals` keyed as the names are.
+fn base_left_out(p: &Plan, v: &Variant, vals: &[u64]) -> bool {
+    let name = |i: usize| {
+        let a = &p.atoms[i];
+        a.field.and_then(|f| a.names.get(&vals[f]))
+    };
+    v.signature.operands.iter().any(|op| match op {
+        SigOperand::Memory(ids) if ids.len() > 1 => {
+            name(ids[0]).is_some_and(String::is_empty)
+                && ids[1..].iter().any(|&i| {
+                    p.atoms[i].kind == OperandKind::UniformReg
+                        && p.atoms[i].field.is_some()
+                        && name(i).is_none_or(|n| !n.is_empty() && !n.starts_with("desc["))
+                })
+        }
+        _ => false,
+    })
+}
+
 /// nvdisasm never writes empty brackets: when every atom of a memory operand is left out it
 /// writes the first one by the plain rule, with its operand modifier (SM80 LD `[RZ]`,
 /// `desc[UR53][RZ.64]`; oracle/combos/check/SM80-LD.tsv).
@@ -614,6 +651,11 @@ fn plan(v: &Variant) -> Plan {
             .collect(),
         guard: v.fields.iter().position(|f| f.kind == FieldKind::Guard),
         mods: keyed.into_iter().map(|(_, m)| mod_piece(v, m)).collect(),
+        opmod_mask: v
+            .fields
+            .iter()
+            .find(|f| f.kind == FieldKind::OperandModifier)
+            .map_or(0, |f| f.mask()),
         desc: atoms
             .iter()
             .any(|a| a.names.values().any(|n| n.starts_with("desc["))),

@@ -196,6 +196,16 @@ fn ld_bit_76_leaves_the_uniform_register_out_and_bit_101_makes_it_a_descriptor()
         text("SM80", "000000000000000000000000ff000980"),
         "@P0 LD.EF.U8 R0, [RZ] ;"
     );
+    // With the base register left out (RZ before a uniform register), bit 90 (its `.64`) is
+    // not read by the E slot either: no `???0` (campaign seed 11).
+    assert_eq!(
+        text("SM80", "000000000c00000000000000ff000980"),
+        "@P0 LD.EF.U8 R0, [UR0] ;"
+    );
+    assert_eq!(
+        text("SM80", "000000000c00000000000000fe000980"),
+        "@P0 LD.???0.EF.U8 R0, [R254.64+UR0] ;"
+    );
     // Without a uniform register the base register keeps its `.64` at RZ (campaign seed 11).
     assert_eq!(
         text("SM80", "000000000c00100000000100ff000980"),
