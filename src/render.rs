@@ -82,6 +82,17 @@ struct OperandModifier {
     suffixes: Vec<String>,
 }
 
+impl OperandModifier {
+    /// The suffix the word's modifier value prints (`.U32`, `.64` or empty): tabled per
+    /// value, or worked out for a value past the table.
+    fn suffix(&self, v: &Variant, vals: &[u64]) -> std::borrow::Cow<'_, str> {
+        match self.suffixes.get(vals[self.field] as usize) {
+            Some(t) => std::borrow::Cow::Borrowed(t),
+            None => std::borrow::Cow::Owned(operand_suffix(v, self.field, vals[self.field])),
+        }
+    }
+}
+
 /// Texture dimension names by 3-bit code (SM100 TLD/TEX: bit 2 selects ARRAY).
 pub const DIMS: [&str; 8] = [
     "1D",
@@ -369,20 +380,10 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
         if printed > 0 {
             out.push('+');
         }
-        let mut suffix = None;
-        let text;
-        if k == 0
-            && let Some(m) = &p.operand_modifier
-            && ids.len() > 1
-        {
-            suffix = match m.suffixes.get(vals[m.field] as usize) {
-                Some(t) => Some(t.as_str()),
-                None => {
-                    text = operand_suffix(v, m.field, vals[m.field]);
-                    Some(text.as_str())
-                }
-            };
-        }
+        let suffix = match &p.operand_modifier {
+            Some(m) if k == 0 && ids.len() > 1 => Some(m.suffix(v, vals)),
+            _ => None,
+        };
         let a = &p.atoms[i];
         if printed == 0
             && a.signed_width.is_some()
@@ -396,7 +397,7 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
             printed += 1;
             continue;
         }
-        if atom(a, vals, suffix, out) {
+        if atom(a, vals, suffix.as_deref(), out) {
             let at = start + usize::from(printed > 0);
             if out[at..].starts_with("desc[") {
                 // A descriptor operand (SM80 LD bits 76 and 101, learned): nvdisasm writes it
@@ -453,10 +454,7 @@ fn suffixed_base_alone(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64]) -> bo
         .field
         .and_then(|f| a.names.get(&vals[f]))
         .is_some_and(String::is_empty);
-    let suffixed = match m.suffixes.get(vals[m.field] as usize) {
-        Some(t) => !t.is_empty(),
-        None => !operand_suffix(v, m.field, vals[m.field]).is_empty(),
-    };
+    let suffixed = !m.suffix(v, vals).is_empty();
     let ur_written = ids[1..].iter().any(|&i| {
         let b = &p.atoms[i];
         b.kind == OperandKind::UniformReg
@@ -506,11 +504,8 @@ fn first_atom_plain(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mu
         raw[fi] &= (1u64 << w) - 1;
     }
     let suffix = match &p.operand_modifier {
-        Some(m) if ids.len() > 1 => match m.suffixes.get(vals[m.field] as usize) {
-            Some(t) => t.clone(),
-            None => operand_suffix(v, m.field, vals[m.field]),
-        },
-        _ => String::new(),
+        Some(m) if ids.len() > 1 => m.suffix(v, vals),
+        _ => std::borrow::Cow::Borrowed(""),
     };
     atom(&plain, &raw, Some(&suffix), out);
 }
