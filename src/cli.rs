@@ -457,6 +457,15 @@ struct OracleRunArgs {
     /// plus 2 ms per word).
     #[arg(long)]
     timeout: Option<f64>,
+    /// Words the learned reading calls legal skip the cubin pass (one raw batch instead of
+    /// two passes; the answers are the same, a wrong hint costs a rerun).
+    #[arg(long)]
+    hint: bool,
+    /// Tables for `--hint` (folder or files).
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    #[command(flatten)]
+    view: ViewArgs,
 }
 
 #[derive(Args, Debug)]
@@ -885,7 +894,17 @@ fn oracle_run(a: &OracleRunArgs) -> Result<ExitCode> {
         Some(n) => nv.with_chunk_words(n),
         None => nv,
     };
-    let s = oracle::run_words(&nv, a.arch, Some(&a.words), Some(&a.out), true)?;
+    let hinted = if a.hint {
+        Some(load_view_model(&a.specs, &a.view)?)
+    } else {
+        None
+    };
+    let hint = |w: u128| {
+        hinted.as_ref().is_some_and(|(codec, _, model)| {
+            sass_conform::conform::hint::likely_legal(codec, model.as_ref(), a.arch, Word(w))
+        })
+    };
+    let s = oracle::run_words(&nv, a.arch, Some(&a.words), Some(&a.out), &hint, true)?;
     eprintln!("{}", s.line());
     Ok(ExitCode::SUCCESS)
 }

@@ -71,6 +71,8 @@ struct Plan {
     desc: bool,
     /// Word bits of the operand modifier field (`.64`/`.U32` on the base register), or 0.
     opmod_mask: u128,
+    /// The variant's quiet scheduling control, (mask, value): see [`quiet_control`].
+    quiet: Option<(u128, u128)>,
 }
 
 /// The `modi` field printed on the first atom of a memory operand (`[R0.U32+UR0]`).
@@ -189,7 +191,11 @@ impl Renderer {
                 out.truncate(start);
             }
         }
-        out.push_str(" ;");
+        // nvdisasm writes `;` right after the text when the control is quiet.
+        match p.quiet {
+            Some((mask, value)) if d.word.0 & mask == value => out.push(';'),
+            _ => out.push_str(" ;"),
+        }
     }
 
     /// Renders the word of `id` with the given field values.
@@ -565,6 +571,26 @@ fn mod_piece(v: &Variant, m: ModSource) -> ModPiece {
 }
 
 /// Builds the plan of one variant from its fields, signature and distilled line.
+/// The scheduling control after which nvdisasm writes the `;` without a space before it, as
+/// (mask, value) over the word: stall 0, yield 0, both scoreboard barriers at 7 (all ones:
+/// none), wait mask 0 (the variant's `stall`, `y`, `r-bar`, `w-bar` and `b-mask` fields;
+/// bits 105-121 = `0x7e0` on SM80-SM100). Measured with nvdisasm 13.5.37 in raw mode: SM80
+/// `LD ... [R69.U32+UR43+0x5514fe];` for `400fc1954bdca7905514feeb45230980`, and ` ;` again
+/// with any one of those bits changed; the same for SM100 TEX, TLD and `EXIT;`; the reuse
+/// and opex bits above 121 play no part. `None` when the variant lacks one of the fields.
+fn quiet_control(v: &Variant) -> Option<(u128, u128)> {
+    use crate::spec::SchedKind::*;
+    let (mut mask, mut value) = (0u128, 0u128);
+    for kind in [Stall, Yield, ReadBarrier, WriteBarrier, WaitMask] {
+        let f = v.fields.iter().find(|f| f.kind == FieldKind::Sched(kind))?;
+        mask |= f.mask();
+        if matches!(kind, ReadBarrier | WriteBarrier) {
+            value |= f.mask();
+        }
+    }
+    Some((mask, value))
+}
+
 fn plan(v: &Variant) -> Plan {
     let (base, title_mods) = split_title(&v.title);
     let dist_mods = distilled_modifiers(&v.distilled);
@@ -641,6 +667,7 @@ fn plan(v: &Variant) -> Plan {
         .collect();
     Plan {
         base,
+        quiet: quiet_control(v),
         context: (0..v.fields.len())
             .filter(|&i| !v.fields[i].context.is_empty())
             .collect(),

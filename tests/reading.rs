@@ -266,3 +266,39 @@ fn tmml_lod_register_at_255_prints_with_b_and_is_left_out_without() {
         "@P2 TMML.LOD.NODEP R217, R184, R28, 0xb, 0x221e, ARRAY_2D, 0x5 ;"
     );
 }
+
+#[test]
+fn a_quiet_scheduling_control_takes_the_space_before_the_semicolon() {
+    // Stall 0, yield 0, both barriers 7, wait mask 0 (bits 105-121 = 0x7e0): nvdisasm 13.5.37
+    // writes `;` right after the text (campaign seed 1313's minimal words; each checked alone
+    // in raw mode). The same word with a stall of 1 (bit 105) has the space again.
+    assert_eq!(
+        text("SM80", "400fc1954bdca7905514feeb45230980"),
+        "@P0 LD.E.NA.LTC64B.S16.STRONG.SM R35, [R69.U32+UR43+0x5514fe];"
+    );
+    assert_eq!(
+        text("SM80", "400fc3954bdca7905514feeb45230980"),
+        "@P0 LD.E.NA.LTC64B.S16.STRONG.SM R35, [R69.U32+UR43+0x5514fe] ;"
+    );
+    // A wait-mask bit (116) or another barrier value (w-bar 6) brings the space back too.
+    assert_eq!(
+        text("SM80", "402fc1954bdca7905514feeb45230980"),
+        "@P0 LD.E.NA.LTC64B.S16.STRONG.SM R35, [R69.U32+UR43+0x5514fe] ;"
+    );
+    assert_eq!(
+        text("SM80", "400f81954bdca7905514feeb45230980"),
+        "@P0 LD.E.NA.LTC64B.S16.STRONG.SM R35, [R69.U32+UR43+0x5514fe] ;"
+    );
+    assert_eq!(
+        text("SM100", "800fc011d800e1120be7ddea96e29f60"),
+        "@!P1 TEX.F16.RN.LZ.INVALID3.DC.EF.FDV P0, R18, R226, R150, R234, UR221, 1D, 0x1;"
+    );
+    assert_eq!(
+        text("SM100", "400fc132e957b359638ba05133ffcd67"),
+        "@!P4 TLD.B.INVALID3.INVALID2.INVALID3.NA.MS.CL P3, R89, RZ, R51, R81, INVALID3, 0x3;"
+    );
+    assert_eq!(
+        text("SM80", "c00fc09b84f65bfa33b70922ffff1980"),
+        "@P1 LD.E.INVALID7.LTC256B.64.CONSTANT.CTA RZ, [0x33b70922], !P5;"
+    );
+}

@@ -7,6 +7,7 @@ pub mod distilled;
 pub mod explain;
 pub mod finding;
 pub mod forms;
+pub mod hint;
 pub mod lint;
 pub mod patch;
 pub mod resolve;

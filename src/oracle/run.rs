@@ -40,7 +40,7 @@ impl RunSummary {
         let s = &self.stats;
         format!(
             "{}: {} words, {} illegal, {} address-dependent, {:.1} s, {:.0} words/s, \
-             {} nvdisasm processes ({} chunks)",
+             {} nvdisasm processes ({} chunks){}",
             self.arch.map(|a| a.to_string()).unwrap_or_default(),
             s.words,
             s.illegal,
@@ -48,7 +48,15 @@ impl RunSummary {
             self.seconds,
             self.words_per_second(),
             s.runs,
-            s.chunks
+            s.chunks,
+            if s.hinted + s.hint_misses > 0 {
+                format!(
+                    ", {} words hinted legal, {} hint misses",
+                    s.hinted, s.hint_misses
+                )
+            } else {
+                String::new()
+            }
         )
     }
 }
@@ -171,6 +179,7 @@ pub fn run_words(
     arch: Arch,
     words: Option<&Path>,
     out: Option<&Path>,
+    likely_legal: &(dyn Fn(u128) -> bool + Sync),
     progress: bool,
 ) -> Result<RunSummary, OracleError> {
     let (words, out) = (not_dash(words), not_dash(out));
@@ -258,7 +267,8 @@ pub fn run_words(
     let result = (|| {
         writeln!(w, "word\tarch\tstatus\ttext").map_err(|e| OracleError::io(&out_name, e))?;
         let mut n = 0u64;
-        let stats = nv.disassemble_stream(arch, read_words(input, &in_name), |word, answer| {
+        let words = read_words(input, &in_name);
+        let stats = nv.disassemble_stream_hinted(arch, words, likely_legal, |word, answer| {
             write_row(&mut w, &out_name, word, arch, &answer)?;
             n += 1;
             if let Some(pb) = &pb

@@ -112,6 +112,12 @@ pub struct DisassembleStats {
     pub single_runs: usize,
     /// Raw-mode words the cubin pass called legal but raw mode rejected (expected 0).
     pub disagreements: usize,
+    /// Words read by a raw batch without the cubin pass, on a caller's hint that they are
+    /// legal ([`Nvdisasm::disassemble_stream_hinted`]).
+    pub hinted: usize,
+    /// Raw batches that failed on a word hinted legal (each sends it, or all the chunk's
+    /// hinted words, back to the cubin pass).
+    pub hint_misses: usize,
     /// Chunks the words were cut into.
     pub chunks: usize,
     /// nvdisasm processes started.
@@ -128,6 +134,8 @@ impl DisassembleStats {
         self.address_dependent += o.address_dependent;
         self.single_runs += o.single_runs;
         self.disagreements += o.disagreements;
+        self.hinted += o.hinted;
+        self.hint_misses += o.hint_misses;
         self.chunks += o.chunks;
         self.runs += o.runs;
     }
@@ -291,7 +299,8 @@ impl Nvdisasm {
     /// to `rayon::current_num_threads()` chunks are disassembled at once, each on its own
     /// thread (one nvdisasm process at a time per chunk). At most `threads + 1` chunks are
     /// in flight or waiting for their turn at the sink, and the reader looks at most
-    /// `threads * chunk` words ahead (16 bytes each), so memory does not grow with the input.
+    /// `threads * chunk + 1` words ahead (16 bytes each), so memory does not grow with the
+    /// input.
     /// When the input ends, the words left are cut into equal chunks, a multiple of `threads`
     /// of them, so that the cores finish together (an input of `n <= threads * chunk` words
     /// gives `threads` chunks of `n / threads`).
@@ -305,6 +314,28 @@ impl Nvdisasm {
         &self,
         arch: Arch,
         words: I,
+        sink: F,
+    ) -> Result<DisassembleStats, OracleError>
+    where
+        I: IntoIterator<Item = Result<u128, OracleError>>,
+        F: FnMut(u128, Answer) -> Result<(), OracleError>,
+    {
+        self.disassemble_stream_hinted(arch, words, &|_| false, sink)
+    }
+
+    /// [`Nvdisasm::disassemble_stream`] with a legality hint: the words for which
+    /// `likely_legal` holds (called on the worker threads) skip the cubin pass and go straight
+    /// to one raw batch per chunk, which is all nvdisasm's own `-b ARCH raw.bin` does. The
+    /// answers are those of the plain stream whatever the hint: a hinted word raw mode refuses
+    /// (or a raw batch that fails otherwise) goes back to the cubin pass, at the cost of a
+    /// rerun of the batch ([`DisassembleStats::hint_misses`]). A good hint (e.g. the learned
+    /// reading's legality, right on > 99.99% of words) brings the cost of a legal word from
+    /// about 1.6 raw batches (cubin pass + raw batch) to one.
+    pub fn disassemble_stream_hinted<I, F>(
+        &self,
+        arch: Arch,
+        words: I,
+        likely_legal: &(dyn Fn(u128) -> bool + Sync),
         mut sink: F,
     ) -> Result<DisassembleStats, OracleError>
     where
@@ -333,7 +364,7 @@ impl Nvdisasm {
                         let r = if cancel.load(Ordering::Relaxed) {
                             Err(self.fail(arch, chunk[0], "cancelled".into()))
                         } else {
-                            self.run_chunk(arch, &chunk, cancel)
+                            self.run_chunk(arch, &chunk, likely_legal, cancel)
                         };
                         if res_tx.send((seq, chunk, r)).is_err() {
                             return;
@@ -422,7 +453,9 @@ impl<I: Iterator<Item = Result<u128, OracleError>>> Chunker<I> {
     /// of what is left, `threads * ceil(left / (threads * max))` of them.
     fn next_chunk(&mut self) -> Result<Option<Vec<u128>>, OracleError> {
         let window = self.threads * self.max;
-        while !self.exhausted && self.pending.len() < window {
+        // One word past the window tells whether the input ends there (then the last
+        // `threads` chunks are cut equal, not one full chunk and a split remainder).
+        while !self.exhausted && self.pending.len() <= window {
             match self.it.next() {
                 Some(Ok(w)) => self.pending.push_back(w),
                 Some(Err(e)) => return Err(e),
@@ -527,6 +560,9 @@ mod tests {
         assert_eq!(chunk_sizes(0, 2, 4), Vec::<usize>::new());
         assert_eq!(chunk_sizes(1, 2, 4), [1]);
         assert_eq!(chunk_sizes(10, 2, 3), [3, 3, 2, 2]);
+        // Exactly `threads * max` words: `threads` full chunks, not [4, 2, 2].
+        assert_eq!(chunk_sizes(8, 2, 4), [4, 4]);
+        assert_eq!(chunk_sizes(9, 2, 4), [4, 3, 2]);
         assert_eq!(chunk_sizes(200_000, 2, 262_144), [100_000, 100_000]);
         assert_eq!(
             chunk_sizes(1_000_000, 2, 262_144),
@@ -682,6 +718,51 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.to_string(), "oracle: sink full");
         assert_eq!(calls, 5);
+    }
+
+    #[test]
+    #[ignore = "needs nvdisasm"]
+    fn live_hints_change_the_passes_not_the_answers() {
+        let n = live().with_chunk_words(8);
+        let exit = LOOP_SM100[2].0;
+        // Legal loop words, branches (pass 3), the all-zero word (illegal, unaddressed) and
+        // an illegal `uC` word, interleaved.
+        let words: Vec<u128> = (0..24)
+            .map(|i| match i % 6 {
+                0 => exit,
+                1 => 0,
+                2 => LOOP_BRANCHES[i % LOOP_BRANCHES.len()].0,
+                3 => 1u128 << 100,
+                _ => LOOP_SM100[i % LOOP_SM100.len()].0,
+            })
+            .collect();
+        let (plain, st0) = n.disassemble_with_stats(Arch(100), &words, None).unwrap();
+        let run = |hint: &(dyn Fn(u128) -> bool + Sync)| {
+            let mut out = Vec::new();
+            let st = n
+                .disassemble_stream_hinted(Arch(100), words.iter().map(|&w| Ok(w)), hint, |_, a| {
+                    out.push(a);
+                    Ok(())
+                })
+                .unwrap();
+            (out, st)
+        };
+        assert_eq!((st0.hinted, st0.hint_misses), (0, 0));
+        // A right hint: the legal words skip the cubin pass, no misses.
+        let legal: std::collections::HashSet<u128> = words
+            .iter()
+            .zip(&plain)
+            .filter(|(_, a)| a.is_legal())
+            .map(|(w, _)| *w)
+            .collect();
+        let (right, st) = run(&|w| legal.contains(&w));
+        assert_eq!(right, plain);
+        assert_eq!((st.hinted, st.hint_misses), (16, 0));
+        // Every word hinted legal: raw mode refuses the illegal ones, and they go back to the
+        // cubin pass; the answers (with the cubin pass's reasons) do not change.
+        let (wrong, st) = run(&|_| true);
+        assert_eq!(wrong, plain);
+        assert!(st.hint_misses >= 3, "{st:?}");
     }
 
     #[test]

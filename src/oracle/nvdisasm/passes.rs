@@ -22,6 +22,20 @@ use std::time::{Duration, Instant};
 /// Its line must be in the listing, at its address, or the listing was cut short.
 pub const END_WORD: u128 = 0x000fea0003800000_000000000000794d;
 
+/// How many words hinted legal raw mode may refuse in one chunk before the chunk's hinted
+/// words all go through pass 1 (each refusal costs a raw batch).
+pub const MAX_HINT_MISSES: usize = 3;
+
+/// What one raw batch gave (see [`Nvdisasm::raw_batch`]).
+enum RawBatch {
+    /// One optional text per word (None: no line printed for it).
+    Texts(Vec<Option<String>>),
+    /// Raw mode refused the word at this index, for this reason.
+    Refused(usize, String),
+    /// nvdisasm failed without naming a word (its first stderr lines).
+    Failed(String),
+}
+
 /// The state one chunk's passes share.
 pub(super) struct Ctx<'a> {
     arch: Arch,
@@ -30,11 +44,16 @@ pub(super) struct Ctx<'a> {
     cancel: &'a AtomicBool,
 }
 impl Nvdisasm {
-    /// All passes for one chunk.
+    /// All passes for one chunk. Words for which `likely_legal` holds skip pass 1: they go
+    /// straight to a raw batch (pass 0), and only a word raw mode refuses, or a batch that
+    /// fails otherwise, falls back to the full passes. A wrong hint costs a run, never an
+    /// answer: a refused word gets pass 1's reason like any other, and every text comes from
+    /// the same raw batch at [`RAW_BASE`] and pass 3. `|_| false` gives the plain passes.
     pub(super) fn run_chunk(
         &self,
         arch: Arch,
         words: &[u128],
+        likely_legal: &(dyn Fn(u128) -> bool + Sync),
         cancel: &AtomicBool,
     ) -> Result<ChunkOut, OracleError> {
         if words.is_empty() {
@@ -53,16 +72,27 @@ impl Nvdisasm {
         };
         let mut answers: Vec<Option<Answer>> = vec![None; words.len()];
 
-        // Pass 1: one cubin, one kernel: which words are illegal, and why.
-        let reasons = self.find_illegal(&mut cx, words)?;
-        for (i, r) in reasons.into_iter().enumerate() {
-            if let Some(r) = r {
-                answers[i] = Some(Answer::Illegal(r));
-            }
-        }
+        // Pass 0: the words hinted legal, in one raw batch; `rest` gets the others.
+        let guessed: Vec<usize> = (0..words.len())
+            .filter(|&i| likely_legal(words[i]))
+            .collect();
+        let (mut moving, rest) = self.pass0(&mut cx, words, guessed, &mut answers)?;
 
-        // Pass 2: the legal words' texts; `moving` gets the words to ask again at address 0.
-        let moving = self.pass2(&mut cx, words, &mut answers)?;
+        // Pass 1: one cubin, one kernel: which of the rest are illegal, and why.
+        if !rest.is_empty() {
+            let ws: Vec<u128> = rest.iter().map(|&i| words[i]).collect();
+            let reasons = self.find_illegal(&mut cx, &ws)?;
+            let mut legal = Vec::new();
+            for (&i, r) in rest.iter().zip(reasons) {
+                match r {
+                    Some(r) => answers[i] = Some(Answer::Illegal(r)),
+                    None => legal.push(i),
+                }
+            }
+            // Pass 2: their legal words' texts; `moving` gets the words to ask again.
+            moving.extend(self.pass2(&mut cx, words, legal, &mut answers)?);
+            moving.sort_unstable();
+        }
 
         // Pass 3: address-dependent words, each in its own section (address 0).
         cx.st.address_dependent = moving.len();
@@ -94,31 +124,86 @@ impl Nvdisasm {
         Ok((answers, st))
     }
 
-    /// Pass 2: one raw batch of the legal words at [`RAW_BASE`]. Fills the answers of words
-    /// whose text shows no address; returns the indices of the others (candidates).
+    /// Pass 0: one raw batch of the `guessed` words (indices into `words`, hinted legal) at
+    /// [`RAW_BASE`], without pass 1. A word raw mode refuses leaves the batch (the batch runs
+    /// again without it, at most [`MAX_HINT_MISSES`] times); a batch failing otherwise, or
+    /// more misses, sends all of them back. Fills the answers of the words whose text shows
+    /// no address; returns (candidates for pass 3, the indices the full passes must read:
+    /// the unguessed and the sent back, in order).
+    fn pass0(
+        &self,
+        cx: &mut Ctx,
+        words: &[u128],
+        mut guessed: Vec<usize>,
+        answers: &mut [Option<Answer>],
+    ) -> Result<(Vec<usize>, Vec<usize>), OracleError> {
+        let mut texts = None;
+        while !guessed.is_empty() {
+            let lw: Vec<u128> = guessed.iter().map(|&i| words[i]).collect();
+            match self.raw_batch(cx, &lw, RAW_BASE)? {
+                RawBatch::Texts(t) => {
+                    texts = Some(t);
+                    break;
+                }
+                RawBatch::Refused(j, _) if cx.st.hint_misses < MAX_HINT_MISSES => {
+                    cx.st.hint_misses += 1;
+                    guessed.remove(j);
+                }
+                _ => {
+                    cx.st.hint_misses += 1;
+                    guessed.clear();
+                }
+            }
+        }
+        let mut moving = Vec::new();
+        if let Some(texts) = texts {
+            cx.st.hinted += guessed.len();
+            moving = self.place_texts(&guessed, texts, answers);
+        }
+        let taken: std::collections::HashSet<usize> = guessed.iter().copied().collect();
+        let rest = (0..words.len()).filter(|i| !taken.contains(i)).collect();
+        Ok((moving, rest))
+    }
+
+    /// Pass 2: one raw batch of the `legal` words (indices into `words`, called legal by
+    /// pass 1) at [`RAW_BASE`]. Fills the answers of words whose text shows no address;
+    /// returns the indices of the others (candidates).
     fn pass2(
         &self,
         cx: &mut Ctx,
         words: &[u128],
+        mut legal: Vec<usize>,
         answers: &mut [Option<Answer>],
     ) -> Result<Vec<usize>, OracleError> {
-        let mut legal: Vec<usize> = (0..words.len()).filter(|&i| answers[i].is_none()).collect();
         let texts = loop {
             if legal.is_empty() {
                 return Ok(Vec::new());
             }
             let lw: Vec<u128> = legal.iter().map(|&i| words[i]).collect();
             match self.raw_batch(cx, &lw, RAW_BASE)? {
-                Ok(t) => break t,
-                Err((j, reason)) => {
+                RawBatch::Texts(t) => break t,
+                RawBatch::Refused(j, reason) => {
                     // Raw mode rejects a word the cubin pass let through: record its reason
                     // and retry without it.
                     cx.st.disagreements += 1;
                     answers[legal[j]] = Some(Answer::Illegal(reason));
                     legal.remove(j);
                 }
+                RawBatch::Failed(m) => return Err(self.fail(cx.arch, lw[0], m)),
             }
         };
+        Ok(self.place_texts(&legal, texts, answers))
+    }
+
+    /// The texts of one raw batch at [`RAW_BASE`] (the j-th is `legal[j]`'s) into `answers`,
+    /// but for the words whose text shows their address ([`reveals_address`]): their indices
+    /// are returned, for pass 3.
+    fn place_texts(
+        &self,
+        legal: &[usize],
+        texts: Vec<Option<String>>,
+        answers: &mut [Option<Answer>],
+    ) -> Vec<usize> {
         let mut moving = Vec::new();
         for (j, (&i, t)) in legal.iter().zip(texts).enumerate() {
             let t = t.unwrap_or_default();
@@ -128,21 +213,16 @@ impl Nvdisasm {
                 answers[i] = Some(Answer::Text(t));
             }
         }
-        Ok(moving)
+        moving
     }
 
     /// One raw batch of `words` and then [`END_WORD`] at `base`: one optional text per word
-    /// (None: nvdisasm printed no line for it), or the first word raw mode rejects (index,
-    /// reason). Errors when nvdisasm fails otherwise, exits 0 without the `.headerflags` line
-    /// every listing starts with, prints a listing [`parse_listing`] refuses, or one without
-    /// the end word's line (cut short).
-    #[allow(clippy::type_complexity)]
-    fn raw_batch(
-        &self,
-        cx: &mut Ctx,
-        words: &[u128],
-        base: u64,
-    ) -> Result<Result<Vec<Option<String>>, (usize, String)>, OracleError> {
+    /// (None: nvdisasm printed no line for it), the first word raw mode rejects (index,
+    /// reason), or nvdisasm's first stderr lines when it fails without naming a word. Errors
+    /// when nvdisasm cannot run or times out, exits 0 without the `.headerflags` line every
+    /// listing starts with, prints a listing [`parse_listing`] refuses, or one without the end
+    /// word's line (cut short).
+    fn raw_batch(&self, cx: &mut Ctx, words: &[u128], base: u64) -> Result<RawBatch, OracleError> {
         let arch = cx.arch;
         let n = words.len();
         let rpath = cx.tmp.path().join("legal.bin");
@@ -153,10 +233,10 @@ impl Nvdisasm {
         let r = self.run(cx, words[0], &["-b", &b, "-base", &base_s], &rpath, n + 1)?;
         if !r.ok {
             let scan = scan_stderr(&r.stderr, base, n);
-            return match scan.addressed.into_iter().next() {
-                Some(bad) => Ok(Err(bad)),
-                None => Err(self.fail(arch, words[0], first_lines(&r.stderr, 5))),
-            };
+            return Ok(match scan.addressed.into_iter().next() {
+                Some((j, reason)) => RawBatch::Refused(j, reason),
+                None => RawBatch::Failed(first_lines(&r.stderr, 5)),
+            });
         }
         if !r.stdout.contains(".headerflags") {
             return Err(self.fail(
@@ -184,7 +264,7 @@ impl Nvdisasm {
                 ),
             ));
         }
-        Ok(Ok(texts))
+        Ok(RawBatch::Texts(texts))
     }
 
     /// Pass 3: the text at address 0 of each of `words` (all legal): cubins of at most
