@@ -7,6 +7,7 @@
 //! joined with `.`; operands with `, `; the line ends ` ;`. The order in which modifiers print is
 //! taken from the variant's distilled line where the table's fixed word shows it.
 
+use crate::arch::Arch;
 use crate::codec::{Codec, Decoded, VariantId, field_group};
 use crate::spec::{Field, FieldKind, GroupKind, ModifierName, OperandKind, SigOperand, Variant};
 
@@ -119,7 +120,7 @@ impl Renderer {
         let plans = codec
             .tables
             .iter()
-            .map(|t| t.variants.iter().map(plan).collect())
+            .map(|t| t.variants.iter().map(|v| plan(v, t.arch)).collect())
             .collect();
         Renderer { plans }
     }
@@ -573,12 +574,14 @@ fn mod_piece(v: &Variant, m: ModSource) -> ModPiece {
 /// Builds the plan of one variant from its fields, signature and distilled line.
 /// The scheduling control after which nvdisasm writes the `;` without a space before it, as
 /// (mask, value) over the word: stall 0, yield 0, both scoreboard barriers at 7 (all ones:
-/// none), wait mask 0 (the variant's `stall`, `y`, `r-bar`, `w-bar` and `b-mask` fields;
-/// bits 105-121 = `0x7e0` on SM80-SM100). Measured with nvdisasm 13.5.37 in raw mode: SM80
-/// `LD ... [R69.U32+UR43+0x5514fe];` for `400fc1954bdca7905514feeb45230980`, and ` ;` again
-/// with any one of those bits changed; the same for SM100 TEX, TLD and `EXIT;`; the reuse
-/// and opex bits above 121 play no part. `None` when the variant lacks one of the fields.
-fn quiet_control(v: &Variant) -> Option<(u128, u128)> {
+/// none), wait mask 0 (the variant's `stall`, `y`, `r-bar`, `w-bar` and `b-mask` fields,
+/// bits 105-121 = `0x7e0`), and on SM90 and later also bits 102-103 at 0 (no table field
+/// covers them). Measured with nvdisasm 13.5.37 in raw mode, flipping every bit of a word
+/// printed so: SM80 `LD ... [R69.U32+UR43+0x5514fe];` (`400fc1954bdca7905514feeb45230980`)
+/// gets its space back from any of bits 105-108 and 110-121 (109 and 122-124 make it
+/// illegal), not from 96-104 or 125-127; SM90 TMML and SM100 TEX and `EXIT` from bits 102
+/// and 103 as well. `None` when the variant lacks one of the fields.
+fn quiet_control(v: &Variant, arch: Option<Arch>) -> Option<(u128, u128)> {
     use crate::spec::SchedKind::*;
     let (mut mask, mut value) = (0u128, 0u128);
     for kind in [Stall, Yield, ReadBarrier, WriteBarrier, WaitMask] {
@@ -588,10 +591,13 @@ fn quiet_control(v: &Variant) -> Option<(u128, u128)> {
             value |= f.mask();
         }
     }
+    if arch.is_some_and(|a| a >= Arch(90)) {
+        mask |= 0b11 << 102;
+    }
     Some((mask, value))
 }
 
-fn plan(v: &Variant) -> Plan {
+fn plan(v: &Variant, arch: Option<Arch>) -> Plan {
     let (base, title_mods) = split_title(&v.title);
     let dist_mods = distilled_modifiers(&v.distilled);
     let dist_ops = distilled_operands(&v.distilled);
@@ -667,7 +673,7 @@ fn plan(v: &Variant) -> Plan {
         .collect();
     Plan {
         base,
-        quiet: quiet_control(v),
+        quiet: quiet_control(v, arch),
         context: (0..v.fields.len())
             .filter(|&i| !v.fields[i].context.is_empty())
             .collect(),

@@ -301,4 +301,18 @@ fn a_quiet_scheduling_control_takes_the_space_before_the_semicolon() {
         text("SM80", "c00fc09b84f65bfa33b70922ffff1980"),
         "@P1 LD.E.INVALID7.LTC256B.64.CONSTANT.CTA RZ, [0x33b70922], !P5;"
     );
+    // On SM90 and later bits 102-103 (in no table field) must be 0 as well; on SM80 they do
+    // not count (bit 103 is set in the two LD words above). Campaign seed 1313 words.
+    assert_eq!(
+        text("SM90", "400fc15f35ad69ff2b6c71120100f36a"),
+        "@!PT TMML.B.LOD.NDV.NODEP RZ, R0, R1, R18, 2D, 0x9 ;"
+    );
+    assert_eq!(
+        text("SM90", "400fc11f35ad69ff2b6c71120100f36a"),
+        "@!PT TMML.B.LOD.NDV.NODEP RZ, R0, R1, R18, 2D, 0x9;"
+    );
+    assert_eq!(
+        text("SM100", "000fc0fe0de02297903e56b14c0bcd61"),
+        "@!P4 TEX.SCR.B.INVALID6.INVALID6.FDV.NODEP P0, R151, R11, R76, R177, ARRAY_1D, 0x2 ;"
+    );
 }
