@@ -212,9 +212,15 @@ pub struct Summary {
     pub legal_agreement_as_written: Option<f64>,
     /// Entries attributed to a variant (the rest: opcodes no table knows).
     pub attributed: usize,
-    /// Attributed entries that disagree with nvdisasm (listed in `mismatches`).
+    /// Attributed entries that disagree with nvdisasm (listed in `mismatches`), those
+    /// nvdisasm prints as another instruction included.
     pub mismatches: usize,
-    /// Mismatch groups.
+    /// Of `mismatches`, the entries nvdisasm prints as another instruction (another
+    /// mnemonic, e.g. SM80 `LDG` for a word of an `LD` variant's opcode): no table describes
+    /// them, so they are not the tables' disagreements.
+    #[serde(default)]
+    pub other_instructions: usize,
+    /// Mismatch groups (other instructions included).
     pub mismatch_groups: usize,
     /// Findings (lint + resolve).
     pub findings: usize,
@@ -890,6 +896,10 @@ fn assemble(
     summary.verdict_agreement = summary.counts.verdict_share();
     summary.legal_agreement_as_written = summary.counts_as_written.legal_share();
     summary.mismatches = mismatches.len();
+    summary.other_instructions = mismatches
+        .iter()
+        .filter(|m| m.cause == "no-variant")
+        .count();
     summary.mismatch_groups = groups.len();
     summary.findings = findings.len();
     for f in &findings {

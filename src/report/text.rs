@@ -503,11 +503,13 @@ pub fn summary_text(r: &Report) -> String {
     );
     let _ = writeln!(
         o,
-        "{} mismatching words in {} groups, {} words no table knows; {} findings; bits \
-         {} confirmed, {} contradicted, {} unseen; {} fuzz crashes",
-        s.mismatches,
-        s.mismatch_groups,
+        "{} words disagree with nvdisasm; {} answers are other instructions no table \
+         describes (nvdisasm prints another mnemonic, e.g. LDG beside LD); {} mismatch \
+         groups in all; {} findings; bits {} confirmed, {} contradicted, {} unseen; {} fuzz \
+         crashes",
+        s.mismatches - s.other_instructions,
         s.counts.no_variant,
+        s.mismatch_groups,
         s.findings,
         s.bits.confirmed,
         s.bits.contradicted,
