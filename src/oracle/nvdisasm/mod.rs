@@ -25,6 +25,10 @@
 //!   `LEPC` adds the address. The recorded text is always the word's text **at address 0**.
 //!
 //! The passes, per chunk of words (chunks run in parallel, one nvdisasm process each at a time):
+//! 0. With a legality hint ([`Nvdisasm::disassemble_stream_hinted`]; the campaign's comes from
+//!    the learned reading): one raw batch of the words hinted legal at [`RAW_BASE`], as pass 2
+//!    does, without pass 1. A word raw mode refuses, or a batch that fails otherwise, sends
+//!    the hinted words back to passes 1 and 2, so the answers do not depend on the hint.
 //! 1. One cubin, one kernel: the words, then [`MARKER_WORD`]. The marker is always illegal, so
 //!    stdout is always empty (the cheap case above) and stderr names every illegal word; the
 //!    marker's own lines (an addressed `uC` error at index `n` and the `Illegal instruction
