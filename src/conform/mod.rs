@@ -8,6 +8,7 @@ pub mod explain;
 pub mod finding;
 pub mod forms;
 pub mod lint;
+pub mod names;
 pub mod patch;
 pub mod resolve;
 pub mod rootcause;
