@@ -155,6 +155,21 @@ fn variant_findings(
     if groups.is_empty() {
         return vec![];
     }
+    // Every token some value of a group field names.
+    let vocabularies: std::cell::RefCell<HashMap<usize, std::collections::HashSet<String>>> =
+        Default::default();
+    let vocabulary = |fi: usize| -> std::collections::HashSet<String> {
+        vocabularies
+            .borrow_mut()
+            .entry(fi)
+            .or_insert_with(|| {
+                let w = rv.fields[fi].width().min(16);
+                (0..1u64 << w)
+                    .flat_map(|x| split(&field_modifier_text(rv, fi, x)))
+                    .collect()
+            })
+            .clone()
+    };
     // Values the single flips read: 2^j whose flip changes the modifiers.
     let flip_read = |fi: usize, x: u64| -> bool {
         if x == 0 {
@@ -205,13 +220,17 @@ fn variant_findings(
             };
             *readable.entry((fi, x)).or_default() += 1;
             let own = &per[mod_fields.iter().position(|f| *f == fi).unwrap()];
-            if same_tokens(&left, own) {
+            // Tokens no value of the group names are another field's doing (SM80 LD's
+            // `???0`, which bit 90 prints): left out of the group's name.
+            let voc = vocabulary(fi);
+            let name: Vec<&str> = left.iter().copied().filter(|t| voc.contains(*t)).collect();
+            if same_tokens(&name, own) {
                 continue;
             }
             let e = seen
                 .entry((fi, x))
                 .or_default()
-                .entry(left.join("."))
+                .entry(name.join("."))
                 .or_default();
             e.0 += 1;
             if e.1.len() < EVIDENCE {
