@@ -802,12 +802,10 @@ fn judge(
     vi: usize,
     answers: &Oracle,
 ) -> Outcome {
-    let mut resolved = BTreeSet::new();
-    let got = match analyze(path, &m.text, arch, answers, Some(vi)) {
+    let (got, resolved) = match analyze(path, &m.text, arch, answers, Some(vi)) {
         Ok(g) => {
             let all = all_findings(&g, base, vi);
-            resolved = g.bits.into_iter().nth(vi).unwrap_or_default();
-            all
+            (all, g.bits.into_iter().nth(vi).unwrap_or_default())
         }
         Err(e) => {
             // `path:line: message`: inside the mutated variant?
