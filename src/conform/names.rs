@@ -10,7 +10,8 @@
 //! whose resolved fixed bits match, with nvdisasm's text of the variant's mnemonic, gives its
 //! modifier tokens; those the fixed word prints whatever the fields (title, fixed bits) and
 //! those the other modifier and flag fields print by the table's names are taken away, and
-//! what is left is what the group's value prints. A value is reported when at least
+//! what is left, but for tokens no value of the group names (another field's doing, as SM80
+//! LD's `???0`), is what the group's value prints. A value is reported when at least
 //! [`MIN_WORDS`] words show the same other name and it is at least [`MIN_SHARE`] of the words
 //! that could be read. Values 0 (the fixed word's) and 2^j whose single flip changes the
 //! modifiers (read by [`super::resolve`]) are left to the flip reading: one defect, one
