@@ -13,9 +13,9 @@
 //! what is left, but for tokens no value of the group names (another field's doing, as SM80
 //! LD's `???0`), is what the group's value prints. A value is reported when at least
 //! [`MIN_WORDS`] words show the same other name and it is at least [`MIN_SHARE`] of the words
-//! that could be read. Values 0 (the fixed word's) and 2^j whose single flip changes the
-//! modifiers (read by [`super::resolve`]) are left to the flip reading: one defect, one
-//! finding.
+//! that could be read (of the first [`MAX_WORDS`] matching words). Values 0 (the fixed
+//! word's) and 2^j whose single flip changes the modifiers (read by [`super::resolve`]) are
+//! left to the flip reading: one defect, one finding.
 
 use super::finding::{Evidence, Finding};
 use crate::arch::Arch;
@@ -33,18 +33,50 @@ pub const MIN_WORDS: usize = 3;
 /// Share (percent) of the readable words with the value that must show that name.
 pub const MIN_SHARE: usize = 90;
 
+/// Widest modifier or flag field whose values are rendered one by one (a variant with a
+/// wider one is not checked).
+const MAX_BITS: u32 = 12;
+
+/// Most words read per variant (the first, in recording order): a 4-bit group then still
+/// has some 250 words per value, and TLD4's 111 variants, each matched by ~12,000 recorded
+/// words, stay quick.
+pub const MAX_WORDS: usize = 4000;
+
 /// Evidence words per finding (after the fixed word).
 const EVIDENCE: usize = 3;
 
-/// Recorded words with nvdisasm's text, by arch ([`texts_by_arch`]).
-pub type ByArch<'a> = HashMap<Arch, Vec<(u128, &'a str)>>;
+/// A recorded word nvdisasm accepts: its text, the mnemonic and the modifier tokens
+/// (`@P0 TLD.LZ.EF ...` -> `TLD`, [`LZ`, `EF`]).
+pub type Text<'a> = (&'a str, &'a str, Vec<&'a str>);
 
-/// The legal recorded answers of `entries`, by arch (the input of [`name_findings`]).
+/// The recorded words nvdisasm accepts with one arch and opcode (bits 0-11, which every
+/// variant fixes): the words (scanned against a variant's fixed bits) and, parallel, their
+/// texts.
+#[derive(Default)]
+pub struct Bucket<'a> {
+    /// The words.
+    pub words: Vec<u128>,
+    /// Their texts, parallel to `words`.
+    pub texts: Vec<Text<'a>>,
+}
+
+/// Recorded words with nvdisasm's text, by (arch, opcode) ([`texts_by_arch`]).
+pub type ByArch<'a> = HashMap<(Arch, u16), Bucket<'a>>;
+
+/// Bits every variant fixes: the opcode.
+const OPCODE: u128 = 0xfff;
+
+/// The legal recorded answers of `entries`, parsed, by arch and opcode (the input of
+/// [`name_findings`]).
 pub fn texts_by_arch(entries: &[Entry]) -> ByArch<'_> {
     let mut out: ByArch = HashMap::new();
     for e in entries {
-        if let Answer::Text(t) = &e.answer {
-            out.entry(e.arch).or_default().push((e.word, t.as_str()));
+        if let Answer::Text(t) = &e.answer
+            && let Some(l) = Line::parse(t)
+        {
+            let b = out.entry((e.arch, (e.word & OPCODE) as u16)).or_default();
+            b.words.push(e.word);
+            b.texts.push((t.as_str(), l.mnemonic, l.mods));
         }
     }
     out
@@ -58,18 +90,27 @@ pub fn name_findings(
     readings: &[(VariantId, VariantReading)],
     texts: &ByArch,
 ) -> Vec<Finding> {
+    use rayon::prelude::*;
     let resolved = crate::reading::resolved::resolve_layouts(codec, readings);
-    let mut out = Vec::new();
-    for (id, vr) in readings {
-        if !vr.base_legal {
-            continue;
-        }
-        let (t, v) = (codec.table(*id), codec.variant(*id));
-        let rv = &resolved[id.table as usize].variants[id.variant as usize];
-        let words = texts.get(&vr.arch).map(Vec::as_slice).unwrap_or(&[]);
-        out.extend(variant_findings(&t.path, v, rv, vr, words));
-    }
-    out
+    readings
+        .par_iter()
+        .filter(|(_, vr)| vr.base_legal)
+        .flat_map_iter(|(id, vr)| {
+            let (t, v) = (codec.table(*id), codec.variant(*id));
+            let rv = &resolved[id.table as usize].variants[id.variant as usize];
+            // The buckets whose opcode the variant's fixed opcode bits match (SM80 LD's
+            // table has no cell for bit 0).
+            let m = (rv.fixed_mask & OPCODE) as u16;
+            let mut buckets: Vec<(u16, &Bucket)> = texts
+                .iter()
+                .filter(|((a, op), _)| *a == vr.arch && op & m == rv.fixed_value as u16 & m)
+                .map(|((_, op), b)| (*op, b))
+                .collect();
+            buckets.sort_by_key(|b| b.0);
+            let buckets: Vec<&Bucket> = buckets.into_iter().map(|b| b.1).collect();
+            variant_findings(&t.path, v, rv, vr, &buckets)
+        })
+        .collect()
 }
 
 /// Modifier tokens of a text (`@P0 TLD.LZ.EF ...` -> `LZ`, `EF`), `None` when the mnemonic
@@ -96,6 +137,17 @@ fn split(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// Takes the multiset `b` out of `a`; false (and `a` part-taken) when `b` is not inside it.
+fn take(a: &mut Vec<&str>, b: &[String]) -> bool {
+    for x in b {
+        let Some(i) = a.iter().position(|y| y == x) else {
+            return false;
+        };
+        a.remove(i);
+    }
+    true
+}
+
 /// The same tokens whatever their order.
 fn same_tokens(a: &[&str], b: &[String]) -> bool {
     a.len() == b.len() && minus(a, b).is_some()
@@ -106,7 +158,7 @@ fn variant_findings(
     v: &Variant,
     rv: &Variant,
     vr: &VariantReading,
-    words: &[(u128, &str)],
+    buckets: &[&Bucket],
 ) -> Vec<Finding> {
     let mnemonic = v.title.split('.').next().unwrap_or("");
     let mod_fields: Vec<usize> = (0..rv.fields.len())
@@ -117,62 +169,59 @@ fn variant_findings(
             )
         })
         .collect();
-    // Tokens per (field, value), rendered once.
-    let cache: std::cell::RefCell<HashMap<(usize, u64), Vec<String>>> = Default::default();
-    let printed = |fi: usize, w: u128| -> Vec<String> {
-        let x = Word(w).get_field(&rv.fields[fi]);
-        cache
-            .borrow_mut()
-            .entry((fi, x))
-            .or_insert_with(|| split(&field_modifier_text(rv, fi, x)))
-            .clone()
+    // Tokens each value of each modifier or flag field prints, by the table (rendered once).
+    if mod_fields.iter().any(|&f| rv.fields[f].width() > MAX_BITS) {
+        return vec![];
+    }
+    let names: Vec<Vec<Vec<String>>> = mod_fields
+        .iter()
+        .map(|&fi| {
+            (0..1u64 << rv.fields[fi].width())
+                .map(|x| split(&field_modifier_text(rv, fi, x)))
+                .collect()
+        })
+        .collect();
+    let printed = |k: usize, w: u128| -> &[String] {
+        &names[k][Word(w).get_field(&rv.fields[mod_fields[k]]) as usize]
     };
     // Tokens the fixed word prints that no field gives (title, fixed bits).
     let base_word = v.fixed_value;
     let Some(t0) = tokens(&vr.base.nvdisasm, mnemonic) else {
         return vec![];
     };
-    let all0: Vec<String> = mod_fields
-        .iter()
-        .flat_map(|&f| printed(f, base_word))
+    let all0: Vec<String> = (0..mod_fields.len())
+        .flat_map(|k| printed(k, base_word).iter().cloned())
         .collect();
     let Some(constant) = minus(&t0, &all0) else {
         return vec![];
     };
     let constant: Vec<String> = constant.into_iter().map(str::to_string).collect();
-    // Groups to check: (field index in rv, group) for the variant's mnemonic groups.
-    let groups: Vec<(usize, &crate::spec::ModifierGroup)> = mod_fields
-        .iter()
-        .filter(|&&fi| placed_by_flips(&rv.fields[fi], vr))
-        .filter_map(|&fi| match rv.fields[fi].kind {
+    // Groups to check: (index in `mod_fields`, group) for the variant's mnemonic groups.
+    let groups: Vec<(usize, &crate::spec::ModifierGroup)> = (0..mod_fields.len())
+        .filter(|&k| placed_by_flips(&rv.fields[mod_fields[k]], vr))
+        .filter_map(|k| match rv.fields[mod_fields[k]].kind {
             FieldKind::Modifier(g) => v
                 .groups
                 .iter()
                 .find(|x| x.kind == GroupKind::Mnemonic && x.index == g)
-                .map(|x| (fi, x)),
+                .map(|x| (k, x)),
             _ => None,
         })
         .collect();
     if groups.is_empty() {
         return vec![];
     }
-    // Every token some value of a group field names.
-    let vocabularies: std::cell::RefCell<HashMap<usize, std::collections::HashSet<String>>> =
-        Default::default();
-    let vocabulary = |fi: usize| -> std::collections::HashSet<String> {
-        vocabularies
-            .borrow_mut()
-            .entry(fi)
-            .or_insert_with(|| {
-                let w = rv.fields[fi].width().min(16);
-                (0..1u64 << w)
-                    .flat_map(|x| split(&field_modifier_text(rv, fi, x)))
-                    .collect()
-            })
-            .clone()
-    };
+    // Every token some value of each group names.
+    let vocabularies: HashMap<usize, std::collections::HashSet<&str>> = groups
+        .iter()
+        .map(|&(k, _)| {
+            let voc = names[k].iter().flatten().map(String::as_str).collect();
+            (k, voc)
+        })
+        .collect();
     // Values the single flips read: 2^j whose flip changes the modifiers.
-    let flip_read = |fi: usize, x: u64| -> bool {
+    let flip_read = |k: usize, x: u64| -> bool {
+        let fi = mod_fields[k];
         if x == 0 {
             return true;
         }
@@ -192,44 +241,53 @@ fn variant_findings(
     type Seen<'a> = BTreeMap<(usize, u64), BTreeMap<String, (usize, Vec<(u128, &'a str)>)>>;
     let mut seen: Seen = BTreeMap::new();
     let mut readable: HashMap<(usize, u64), usize> = HashMap::new();
-    for &(w, text) in words {
-        if w & rv.fixed_mask != rv.fixed_value & rv.fixed_mask {
+    let (mask, fixed) = (rv.fixed_mask, rv.fixed_value & rv.fixed_mask);
+    let words = buckets
+        .iter()
+        .flat_map(|b| b.words.iter().zip(&b.texts))
+        .filter(|(w, _)| **w & mask == fixed)
+        .take(MAX_WORDS);
+    for (&w, (text, m, toks)) in words {
+        let text = *text;
+        if *m != mnemonic {
             continue;
         }
-        let Some(toks) = tokens(text, mnemonic) else {
+        // The word's tokens less those the fixed word prints whatever the fields.
+        let Some(toks) = minus(toks, &constant) else {
             continue;
         };
-        let per: Vec<Vec<String>> = mod_fields.iter().map(|&f| printed(f, w)).collect();
-        for &(fi, _) in &groups {
-            let x = Word(w).get_field(&rv.fields[fi]);
-            if flip_read(fi, x) {
+        let per: Vec<&[String]> = (0..mod_fields.len()).map(|k| printed(k, w)).collect();
+        // Every token as the table names it (most words): every group's value agrees.
+        let mut all = toks.clone();
+        let agrees = per.iter().all(|p| take(&mut all, p)) && all.is_empty();
+        for &(k, _) in &groups {
+            let x = Word(w).get_field(&rv.fields[mod_fields[k]]);
+            if flip_read(k, x) {
                 continue;
             }
-            let others: Vec<String> = constant
-                .iter()
-                .cloned()
-                .chain(
-                    mod_fields
-                        .iter()
-                        .zip(&per)
-                        .filter(|(f, _)| **f != fi)
-                        .flat_map(|(_, p)| p.iter().cloned()),
-                )
-                .collect();
-            let Some(left) = minus(&toks, &others) else {
+            if agrees {
+                *readable.entry((k, x)).or_default() += 1;
                 continue;
-            };
-            *readable.entry((fi, x)).or_default() += 1;
-            let own = &per[mod_fields.iter().position(|f| *f == fi).unwrap()];
+            }
+            let mut left = toks.clone();
+            let explained = per
+                .iter()
+                .enumerate()
+                .filter(|(o, _)| *o != k)
+                .all(|(_, p)| take(&mut left, p));
+            if !explained {
+                continue;
+            }
+            *readable.entry((k, x)).or_default() += 1;
             // Tokens no value of the group names are another field's doing (SM80 LD's
             // `???0`, which bit 90 prints): left out of the group's name.
-            let voc = vocabulary(fi);
-            let name: Vec<&str> = left.iter().copied().filter(|t| voc.contains(*t)).collect();
-            if same_tokens(&name, own) {
+            let voc = &vocabularies[&k];
+            let name: Vec<&str> = left.iter().copied().filter(|t| voc.contains(t)).collect();
+            if same_tokens(&name, per[k]) {
                 continue;
             }
             let e = seen
-                .entry((fi, x))
+                .entry((k, x))
                 .or_default()
                 .entry(name.join("."))
                 .or_default();
@@ -240,17 +298,18 @@ fn variant_findings(
         }
     }
     let mut out = Vec::new();
-    for ((fi, x), names) in seen {
+    for ((k, x), found) in seen {
         let Some((name, (n, examples))) =
-            names.into_iter().max_by_key(|(k, (n, _))| (*n, k.clone()))
+            found.into_iter().max_by_key(|(t, (n, _))| (*n, t.clone()))
         else {
             continue;
         };
-        let all = readable[&(fi, x)];
+        let all = readable[&(k, x)];
+        let fi = mod_fields[k];
         if n < MIN_WORDS || n * 100 < MIN_SHARE * all {
             continue;
         }
-        let (f, g) = (&rv.fields[fi], groups.iter().find(|g| g.0 == fi).unwrap().1);
+        let (f, g) = (&rv.fields[fi], groups.iter().find(|g| g.0 == k).unwrap().1);
         // A value the table has no row for is another defect (the row is missing).
         let Some(row) = g.lookup(x as u32) else {
             continue;
