@@ -1316,6 +1316,10 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     findings.extend(sass_conform::conform::forms::form_findings(
         &codec, &answers,
     ));
+    let texts = sass_conform::conform::names::texts_by_arch(&entries);
+    findings.extend(sass_conform::conform::names::name_findings(
+        &codec, &readings, &texts,
+    ));
     let causes = sass_conform::conform::rootcause::group(&findings);
     let resolved = (a.write.is_some() || a.emit_tables.is_some() || a.patch)
         .then(|| resolve_tables(&codec, &entries));

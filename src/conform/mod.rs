@@ -9,6 +9,7 @@ pub mod finding;
 pub mod forms;
 pub mod hint;
 pub mod lint;
+pub mod names;
 pub mod patch;
 pub mod resolve;
 pub mod rootcause;

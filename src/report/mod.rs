@@ -785,6 +785,10 @@ fn assemble(
     let lint_f = lint(written);
     let mut bit_f = bit_findings(written, &readings);
     bit_f.extend(crate::conform::forms::form_findings(written, &answers));
+    let texts = crate::conform::names::texts_by_arch(entries);
+    bit_f.extend(crate::conform::names::name_findings(
+        written, &readings, &texts,
+    ));
     let root_causes =
         crate::conform::rootcause::group(&lint_f.iter().chain(&bit_f).cloned().collect::<Vec<_>>());
     let mut findings: Vec<FindingRow> = lint_f.iter().map(|f| FindingRow::of("lint", f)).collect();
