@@ -1444,14 +1444,7 @@ fn emit_tables(
                     _ => path.file_name().map(PathBuf::from).unwrap_or_default(),
                 }
             });
-        let bundled = spec::BUNDLED
-            .iter()
-            .find(|(p, _)| Path::new("specs").join(p) == path && !path.exists());
-        let text = match bundled {
-            Some((_, text)) => text.to_string(),
-            None => std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?,
-        };
+        let text = spec::table_text(&t.path)?;
         let out = spec::emit::emit_table(&text, t, r)?;
         spec::emit::write_emitted(dir, &rel, &out)?;
         let changed = text
@@ -1492,6 +1485,10 @@ struct ReportArgs {
     /// mismatch groups, one evidence word each (what scripts/main ends with).
     #[arg(long, default_value_t = 0)]
     top: usize,
+    /// The printed summary of a `sass-conform campaign` run (its stdout, e.g. the nightly's
+    /// OUT/campaign.txt): the report's headline.
+    #[arg(long)]
+    campaign: Option<PathBuf>,
 }
 
 fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
@@ -1517,7 +1514,14 @@ fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
         crash_dirs: a.crashes.clone(),
     };
     let out = (a.out.clone()).unwrap_or_else(|| Path::new("reports").join(oracle::today_utc()));
-    let done = report::run(&opts, &out, a.baseline.as_deref())?;
+    let campaign = match &a.campaign {
+        Some(p) => Some(
+            std::fs::read_to_string(p)
+                .with_context(|| format!("reading the campaign summary {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let done = report::run_with_campaign(&opts, &out, a.baseline.as_deref(), campaign)?;
     outln!("{}", report::summary_text(&done.report).trim_end());
     write!(
         std::io::stdout().lock(),

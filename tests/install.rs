@@ -99,3 +99,16 @@ fn version_names_the_nvdisasm_that_recorded_the_oracle() {
         )
     );
 }
+
+#[test]
+fn resolve_patch_works_from_another_directory_on_the_bundled_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, out, err) = run_in(dir.path(), &["resolve", "--patch"]);
+    assert!(ok, "{err}");
+    // The same patch as in the repository: the bundled texts stand in for specs/.
+    assert!(
+        out.starts_with("--- a/specs/sm100/TEX.txt\n+++ b/specs/sm100/TEX.txt\n"),
+        "{out:.200}"
+    );
+    assert!(err.contains("hunks over 5 tables"), "{err}");
+}

@@ -147,7 +147,7 @@ fn diff_patch(
     }
 }
 
-/// Every table's patch (files read from the tables' paths), each hunk annotated with the
+/// Every table's patch (files read from the tables' paths, or the bundled texts), each hunk annotated with the
 /// root causes it corrects: those of the findings at its lines (or of the variants it
 /// touches) that are gone when lint and resolve read the corrected tables (parsed back, with
 /// the originals' archs) on `answers`.
@@ -160,11 +160,7 @@ pub fn patches(
     let mut texts = Vec::new();
     let mut parsed = Vec::new();
     for (t, c) in tables.iter().zip(corrected) {
-        let path = std::path::Path::new(&t.path);
-        let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::spec::table_text(&t.path)?;
         let out = crate::spec::emit::emit_table(&text, t, c)?;
         let mut back = crate::spec::parse_table(&t.path, &out)?;
         back.arch = t.arch;

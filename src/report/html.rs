@@ -211,6 +211,14 @@ pub fn page(r: &Report) -> String {
             r.inputs.nvdisasm_versions.join(", ")
         })
     );
+    if let Some(text) = &r.campaign {
+        let _ = write!(
+            o,
+            "<section id=\"campaign\"><h2>Campaign: fresh words against live nvdisasm</h2>\
+             <pre>{}</pre></section>",
+            esc(text.trim_end())
+        );
+    }
     super::rootcauses::html(&mut o, r);
     summary(&mut o, r);
     if let Some(c) = &r.comparison {

@@ -454,6 +454,11 @@ pub struct Report {
     pub crashes: Vec<Crash>,
     /// The comparison with the baseline (null without one).
     pub comparison: Option<Comparison>,
+    /// The differential campaign's printed summary (`sass-conform campaign`'s text: fresh
+    /// words against live nvdisasm, agreement per table, root causes, new ones marked `*`),
+    /// the report's headline when given (`report --campaign FILE`; the nightly's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub campaign: Option<String>,
 }
 
 impl Report {
@@ -931,6 +936,7 @@ fn assemble(
         root_causes,
         crashes,
         comparison: None,
+        campaign: None,
     }
 }
 
@@ -1045,7 +1051,19 @@ pub struct Outcome {
 /// Builds the report, compares it with `baseline` (a previous report.json) when given, and
 /// writes the four files into `out`.
 pub fn run(opts: &Options, out: &Path, baseline: Option<&Path>) -> Result<Outcome, ReportError> {
+    run_with_campaign(opts, out, baseline, None)
+}
+
+/// [`run`], with the campaign's printed summary as the report's headline (see
+/// [`Report::campaign`]).
+pub fn run_with_campaign(
+    opts: &Options,
+    out: &Path,
+    baseline: Option<&Path>,
+    campaign: Option<String>,
+) -> Result<Outcome, ReportError> {
     let mut report = build(opts)?;
+    report.campaign = campaign;
     if let Some(b) = baseline {
         let base = Report::read(b)?;
         report.comparison = Some(compare(&base, &report, &b.display().to_string()));

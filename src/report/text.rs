@@ -150,6 +150,13 @@ pub fn markdown(r: &Report) -> String {
             md_text(&r.inputs.nvdisasm_versions.join(", "))
         }
     );
+    if let Some(text) = &r.campaign {
+        let _ = writeln!(
+            o,
+            "## Campaign: fresh words against live nvdisasm\n\n~~~\n{}\n~~~\n",
+            text.trim_end().replace("~~~", "~ ~ ~")
+        );
+    }
     if let Some(c) = &r.comparison {
         if c.regressions.is_empty() {
             let _ = writeln!(o, "**No regression** against {}.\n", md_code(&c.baseline));
@@ -486,6 +493,9 @@ fn headline_md(o: &mut String, s: &super::Summary) {
 pub fn summary_text(r: &Report) -> String {
     let s = &r.summary;
     let mut o = String::new();
+    if let Some(text) = &r.campaign {
+        let _ = writeln!(o, "{}", text.trim_end());
+    }
     for l in headline_lines(s) {
         let _ = writeln!(o, "{l}");
     }
@@ -504,9 +514,9 @@ pub fn summary_text(r: &Report) -> String {
     let _ = writeln!(
         o,
         "{} words disagree with nvdisasm; {} answers are other instructions no table \
-         describes (nvdisasm prints another mnemonic, e.g. LDG beside LD); {} mismatch \
-         groups in all; {} findings; bits {} confirmed, {} contradicted, {} unseen; {} fuzz \
-         crashes",
+         describes (nvdisasm prints another mnemonic, e.g. LDG beside LD), in {} groups; {} \
+         findings (lint and resolve together); table bits (every variant's, by nvdisasm's \
+         single flips) {} confirmed, {} contradicted, {} never reached; {} fuzz crashes",
         s.mismatches - s.other_instructions,
         s.counts.no_variant,
         s.mismatch_groups,

@@ -262,6 +262,25 @@ pub const BUNDLED: [(&str, &str); 5] = [
 /// The bundled `specs/ARCH_MANIFEST.tsv` (arch of the tables without an arch line).
 pub const BUNDLED_ARCH_MANIFEST: &str = include_str!("../../specs/ARCH_MANIFEST.tsv");
 
+/// The text of the table at `path` (as a [`Table::path`] gives it): the file, or, when there
+/// is no such file and `path` is a bundled table's (`specs/sm80/LD.txt`, as
+/// [`bundled_tables`] names them, e.g. run away from the repository), the bundled text.
+/// Errors: [`SpecError::Io`] naming the path.
+pub fn table_text(path: &str) -> Result<String, SpecError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(t),
+        Err(source) => BUNDLED
+            .iter()
+            .find(|(p, _)| path.strip_prefix("specs/") == Some(p))
+            .filter(|_| source.kind() == std::io::ErrorKind::NotFound)
+            .map(|(_, t)| t.to_string())
+            .ok_or_else(|| SpecError::Io {
+                path: path.into(),
+                source,
+            }),
+    }
+}
+
 /// Parses [`BUNDLED`]; tables without an arch line get theirs from the bundled
 /// `specs/ARCH_MANIFEST.tsv`.
 pub fn bundled_tables() -> Result<Vec<Table>, SpecError> {
