@@ -1177,7 +1177,12 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
             g.example.diff
         );
     }
-    if res.groups.len() > a.top {
+    if a.top == 0 && !res.groups.is_empty() {
+        outln!(
+            "{} groups of disagreeing words (list them with --top N or --json)",
+            res.groups.len()
+        );
+    } else if res.groups.len() > a.top {
         outln!(
             "... {} more groups (--top, --json)",
             res.groups.len() - a.top
