@@ -408,19 +408,31 @@ fn select(codec: &Codec, arch: Option<Arch>, table: Option<&str>) -> Result<Vec<
 /// apart by the folder's name), deduplicated.
 fn corpus_words(written: &Codec, dirs: &[PathBuf]) -> Result<Vec<(Arch, u128)>> {
     let mut out = BTreeSet::new();
+    for_each_input(dirs, |target, data| {
+        out.extend(sass_conform::report::words::input_words(
+            written, target, data,
+        ));
+    })?;
+    Ok(out.into_iter().collect())
+}
+
+/// Calls `f(target, bytes)` for every fuzz input under `dirs` (the target named by its
+/// folder, e.g. `roundtrip`); returns how many inputs there were. Errors name an unreadable
+/// file.
+fn for_each_input(dirs: &[PathBuf], mut f: impl FnMut(&str, &[u8])) -> Result<usize> {
+    let mut inputs = 0;
     for d in dirs {
         let target = d
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        for f in files_under(d)? {
-            let data = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
-            out.extend(sass_conform::report::words::input_words(
-                written, &target, &data,
-            ));
+        for p in files_under(d)? {
+            let data = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+            inputs += 1;
+            f(&target, &data);
         }
     }
-    Ok(out.into_iter().collect())
+    Ok(inputs)
 }
 
 /// Regular files under `dir` (recursively, sorted); none when it does not exist.
@@ -728,18 +740,9 @@ pub(super) fn coverage_cmd(a: &CorpusCoverageArgs) -> Result<ExitCode> {
     let codec = load_codec(&a.specs)?;
     let map = CoverageMap::new(&codec);
     let mut reached = Reached::new(&map);
-    let mut inputs = 0usize;
-    for d in &a.dirs {
-        let target = d
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        for f in files_under(d)? {
-            let data = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
-            inputs += 1;
-            add_input(&codec, &map, &mut reached, &target, &data);
-        }
-    }
+    let inputs = for_each_input(&a.dirs, |target, data| {
+        add_input(&codec, &map, &mut reached, target, data)
+    })?;
     let tables = map.tables(&codec, &reached.hit);
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&tables)?);
