@@ -25,9 +25,8 @@
 //!   **at address 0**, i.e. what `nvdisasm -b ARCH raw.bin` prints when `raw.bin` holds that
 //!   one word. Such words are found by disassembling the legal words at a large base address
 //!   ([`RAW_BASE`]; nvdisasm then prints 64-bit absolute targets, e.g. `BRA 0x5a5a5a5a5a5a5a40`)
-//!   and picking those with a branch-like mnemonic or a printed number that is large or near
-//!   the word's address ([`reveals_address`]; relative targets reach far, up to 2^56 and more
-//!   in random words, so nearness alone is not enough), then
+//!   and picking those with a branch-like mnemonic or a printed number of 2^32 or more
+//!   ([`reveals_address`]; no target was seen printed truncated), then
 //!   disassembled in a cubin with one section per word (every section starts at address 0;
 //!   targets outside the section print as numbers, as in raw mode); where the target falls
 //!   inside the one-word section (nvdisasm prints a label such as `` `(k25) ``) the word gets

@@ -36,7 +36,7 @@
 //!    the order of the lines, or, when that is ambiguous, by a second run with a marker before
 //!    each word.
 //! 2. One raw batch of the legal words at `-base` [`RAW_BASE`]. A word whose text there has a
-//!    branch-like mnemonic or a number that is large or near its own address
+//!    branch-like mnemonic or a number of 2^32 or more
 //!    ([`reveals_address`]) is a candidate for address dependence; every other word's text is
 //!    its text at address 0.
 //! 3. The candidates, in cubins with one section per word (every section starts at address 0,
