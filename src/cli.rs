@@ -1122,11 +1122,19 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
             oracle_dir.display()
         );
     }
+    // The learned reading learned from the project's oracle/ only: words of another folder
+    // count as "other", never as learned from.
+    let project = sass_conform::locate::data_path(Path::new("oracle"));
+    let is_project = std::fs::canonicalize(oracle_dir).ok() == std::fs::canonicalize(&project).ok();
     let n = oracle::for_each_entry_in_files(oracle_dir, oracle::is_evidence_file, |p, e| {
         let before = differ.counts().clone();
         differ.add(&e);
+        let mut figure = figure_of(p);
+        if !is_project && figure == "learned" {
+            figure = "other".into();
+        }
         figures
-            .entry(figure_of(p))
+            .entry(figure)
             .or_default()
             .add(&differ.counts().since(&before));
     })?;
@@ -1142,7 +1150,7 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
         outln!("{}", serde_json::to_string_pretty(&res)?);
         return Ok(ExitCode::SUCCESS);
     }
-    print_figures(&res.figures)?;
+    print_figures(&res.figures, oracle_dir)?;
     let c = &res.counts;
     outln!("tables                       {view}");
     outln!("entries                      {}", c.total);
@@ -1195,6 +1203,7 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
 /// words per arch (both never learned from), then what the reading learned from.
 fn print_figures(
     figures: &std::collections::BTreeMap<String, sass_conform::conform::DiffCounts>,
+    dir: &Path,
 ) -> Result<()> {
     use sass_conform::conform::DiffCounts;
     let line = |name: &str, c: &DiffCounts| {
@@ -1232,6 +1241,13 @@ fn print_figures(
     }
     if let Some(c) = figures.get("learned") {
         outln!("learned from (sweeps, learn split)");
+        outln!("{}", line("all", c));
+    }
+    if let Some(c) = figures.get("other") {
+        outln!(
+            "words of {} (not the project's oracle/, so not learned from unless recorded there too)",
+            dir.display()
+        );
         outln!("{}", line("all", c));
     }
     Ok(())

@@ -396,8 +396,10 @@ pub struct ForeignClaim {
     pub example: String,
     /// Its matching or nearest variant.
     pub key: String,
-    /// Our text for it, when a variant matches.
+    /// Our text for it, when a variant matches and our reading calls it legal.
     pub ours: Option<String>,
+    /// Whether a variant matches the example outright (else `key` is only the nearest).
+    pub example_matched: bool,
     /// nvdisasm's text for it.
     pub nvdisasm: String,
 }
@@ -504,6 +506,7 @@ pub fn scan(
                                 example: word.clone(),
                                 key: claim.key.clone(),
                                 ours: claim.ours.clone(),
+                                example_matched: claim.matched,
                                 nvdisasm: nvdisasm.clone(),
                             });
                         f.count += 1;
@@ -512,6 +515,7 @@ pub fn scan(
                             f.example = word;
                             f.key = claim.key;
                             f.ours = claim.ours;
+                            f.example_matched = claim.matched;
                             f.nvdisasm = nvdisasm;
                         }
                         note_untabled(&all_tables, answer, &mut s.no_table_here);
@@ -1062,15 +1066,24 @@ impl ScanReport {
         for f in self.foreign.iter().take(top) {
             let _ = writeln!(
                 o,
-                "  {:<6} {:>5}  {} table claims {} ({} match a variant outright)\n         word {} nearest {}\n         ours:     {}\n         nvdisasm: {}",
+                "  {:<6} {:>5}  {} table claims {} ({} match a variant outright)\n         word {} {} {}\n         ours:     {}\n         nvdisasm: {}",
                 f.arch.to_string(),
                 f.count,
                 f.table,
                 f.mnemonic,
                 f.matched,
                 f.example,
+                if f.example_matched {
+                    "variant"
+                } else {
+                    "nearest"
+                },
                 f.key,
-                f.ours.as_deref().unwrap_or("(no variant matches)"),
+                f.ours.as_deref().unwrap_or(if f.example_matched {
+                    "(the variant matches; our reading does not call the word legal)"
+                } else {
+                    "(no variant matches)"
+                }),
                 f.nvdisasm
             );
         }
