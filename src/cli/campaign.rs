@@ -9,11 +9,11 @@ use sass_conform::codec::coverage::{CoverageMap, Reached, TableCoverage};
 use sass_conform::codec::{Codec, FuzzCase, VariantId, Word, field_group};
 use sass_conform::conform::campaign::{
     Causes, Disagreement, Generator, Judge, RootCause, Source, TableResult, decode_command,
-    learnable_entries, merge_shards, minimise, nvdisasm_command, shard_file,
+    disagreement, learnable_entries, merge_shards, minimise, nvdisasm_command, shard_file,
 };
 use sass_conform::conform::hint::likely_legal;
 use sass_conform::conform::{DiffCounts, Differ};
-use sass_conform::oracle::{self, Entry, Nvdisasm};
+use sass_conform::oracle::{self, Answer, Entry, Nvdisasm};
 use sass_conform::reading::combos::{Split, split_of};
 use sass_conform::render::Renderer;
 use serde::{Deserialize, Serialize};
@@ -237,28 +237,22 @@ fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
         let r_causes = &mut causes;
         // Words the reading calls legal skip nvdisasm's cubin pass (the answers are the same).
         let hint = |w| likely_legal(&codec, model.as_ref(), sel.arch, Word(w));
-        let st = nvc.disassemble_stream_hinted(sel.arch, words, &hint, |word, answer| {
-            let before = differ.counts().clone();
-            let e = Entry {
-                arch: sel.arch,
-                word,
-                answer,
-            };
-            differ.add(&e);
-            // Answers come in input order: the front source is this word's.
-            if sources.borrow_mut().pop_front() == Some(Source::Table) {
-                sample.add(&e);
-            }
-            let now = differ.counts();
-            if now.mismatched() > before.mismatched() && now.no_variant == before.no_variant {
-                let judge = sass_conform::conform::campaign::classify(
-                    &codec,
-                    &r,
-                    model.as_ref(),
-                    &table,
-                    &e,
-                );
-                if let Some(d) = judge {
+        // Our reading against nvdisasm's, on the worker threads.
+        let cmp = differ.comparer();
+        let judge = |w, a: &Answer| cmp.compare(sel.arch, w, a);
+        let st =
+            nvc.disassemble_stream_judged(sel.arch, words, &hint, &judge, |word, answer, o| {
+                differ.record(&o);
+                // Answers come in input order: the front source is this word's.
+                if sources.borrow_mut().pop_front() == Some(Source::Table) {
+                    sample.record(&o);
+                }
+                let e = Entry {
+                    arch: sel.arch,
+                    word,
+                    answer,
+                };
+                if let Some(d) = disagreement(&table, &o) {
                     generator.borrow_mut().push_mismatch(word);
                     if r_causes.add(d.clone()) {
                         found.push(d);
@@ -266,26 +260,25 @@ fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
                     if a.record {
                         kept.push(e.clone());
                     }
+                } else if a.record && kept.len() < a.record_max {
+                    kept.push(e.clone());
                 }
-            } else if a.record && kept.len() < a.record_max {
-                kept.push(e.clone());
-            }
-            if e.answer.is_legal() && legal_sample.len() < a.raw_words && a.compare_raw {
-                legal_sample.push((sel.arch, word));
-            }
-            pb.inc(1);
-            if pb.position().is_multiple_of(2048) {
-                let c = differ.counts();
-                pb.set_message(format!(
-                    "{table} ({}/{}): {} mismatches, {} root causes",
-                    ti + 1,
-                    selected.len(),
-                    c.mismatched() - c.no_variant,
-                    r_causes.len()
-                ));
-            }
-            Ok(())
-        })?;
+                if e.answer.is_legal() && legal_sample.len() < a.raw_words && a.compare_raw {
+                    legal_sample.push((sel.arch, word));
+                }
+                pb.inc(1);
+                if pb.position().is_multiple_of(2048) {
+                    let c = differ.counts();
+                    pb.set_message(format!(
+                        "{table} ({}/{}): {} mismatches, {} root causes",
+                        ti + 1,
+                        selected.len(),
+                        c.mismatched() - c.no_variant,
+                        r_causes.len()
+                    ));
+                }
+                Ok(())
+            })?;
         let seconds = t.elapsed().as_secs_f64();
         let counts = differ.finish().counts;
         let sampled = sample.finish().counts;
@@ -485,13 +478,11 @@ fn compare_raw(
             let nvc = nv.clone().with_chunk_words(part);
             let mut d = Differ::new(codec, r).with_model(model);
             let hint = |w| likely_legal(codec, model, *arch, Word(w));
+            let cmp = d.comparer();
+            let judge = |w, a: &Answer| cmp.compare(*arch, w, a);
             let words = words.iter().map(|&w| Ok(w));
-            let st = nvc.disassemble_stream_hinted(*arch, words, &hint, |word, answer| {
-                d.add(&Entry {
-                    arch: *arch,
-                    word,
-                    answer,
-                });
+            let st = nvc.disassemble_stream_judged(*arch, words, &hint, &judge, |_, _, o| {
+                d.record(&o);
                 Ok(())
             })?;
             ours_best = ours_best.min(t.elapsed().as_secs_f64());

@@ -11,7 +11,7 @@
 //! several machines never write the same file; [`merge_shards`] joins them and refuses
 //! conflicting answers.
 
-use super::{Differ, Mismatch};
+use super::{Differ, Mismatch, Outcome};
 use crate::arch::Arch;
 use crate::codec::{Codec, SplitMix64, VariantId, Word, field_group};
 use crate::oracle::ask::Ask;
@@ -83,26 +83,19 @@ pub struct Disagreement {
     pub mismatch: Mismatch,
 }
 
-/// Compares one answer with the prediction: `None` when they agree (or the word is another
-/// instruction's, `no-variant`: not implemented, not wrong).
-pub fn classify(
-    codec: &Codec,
-    r: &Renderer,
-    model: Option<&Model>,
-    table: &str,
-    e: &Entry,
-) -> Option<Disagreement> {
-    let mut d = Differ::new(codec, r).with_model(model);
-    d.add(e);
-    let g = d.finish().groups.into_iter().next()?;
-    (g.cause != "no-variant").then(|| Disagreement {
+/// The disagreement a comparison found in `table` (`SM100 TLD`): `None` when our reading
+/// and nvdisasm agree, or the word is another instruction's (`no-variant`: not implemented,
+/// not wrong).
+pub fn disagreement(table: &str, o: &Outcome) -> Option<Disagreement> {
+    let d = o.disagreement()?;
+    Some(Disagreement {
         cause: Cause {
             table: table.to_string(),
-            key: g.key,
-            field: g.field,
-            kind: g.cause,
+            key: d.key.clone(),
+            field: d.field.clone(),
+            kind: d.cause.to_string(),
         },
-        mismatch: g.example,
+        mismatch: d.mismatch.clone(),
     })
 }
 
@@ -321,12 +314,10 @@ pub struct Judge<'a> {
 impl Judge<'_> {
     /// The disagreement of `word` given nvdisasm's `answer` (`None`: they agree).
     pub fn judge(&self, word: u128, answer: Answer) -> Option<Disagreement> {
-        let e = Entry {
-            arch: self.arch,
-            word,
-            answer,
-        };
-        classify(self.codec, self.renderer, self.model, &self.table, &e)
+        let cmp = Differ::new(self.codec, self.renderer)
+            .with_model(self.model)
+            .comparer();
+        disagreement(&self.table, &cmp.compare(self.arch, word, &answer))
     }
 
     /// The bits of `word` the variant it decodes as does not fix (all bits when none

@@ -21,7 +21,7 @@ pub use finding::{Evidence, Finding};
 pub use lint::lint;
 
 use crate::arch::Arch;
-use crate::codec::{Codec, Verdict, Word};
+use crate::codec::{Codec, Decoded, Verdict, Word};
 use crate::oracle::{Answer, Entry};
 use crate::reading::legality::{Legality, text_mnemonic};
 use crate::reading::model::Model;
@@ -263,74 +263,88 @@ pub fn diff_with(
 /// Mismatch groups keyed by (variant key, field, cause): (count, closeness, example).
 type Groups = BTreeMap<(String, String, String), (usize, u32, Mismatch)>;
 
-/// A diff fed one entry at a time, so a recording of any size is compared in flat memory:
-/// it keeps the counts and one example per mismatch group, never the entries.
-pub struct Differ<'a> {
+/// What comparing one entry found ([`Comparer::compare`]), for [`Differ::record`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// nvdisasm's text is ours, character for character.
+    Matched,
+    /// nvdisasm and we both call the word illegal.
+    AgreeIllegal,
+    /// A disagreement, or a word of another instruction (`no-variant`).
+    Differs(Box<Difference>),
+}
+
+/// One entry's disagreement: its group and its evidence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// The group: (variant key, field, cause) as in [`MismatchGroup`].
+    pub key: String,
+    /// See [`MismatchGroup::field`].
+    pub field: String,
+    /// See [`MismatchGroup::cause`].
+    pub cause: &'static str,
+    /// Bits of the word away from its variant's fixed word (smaller: a better example).
+    pub closeness: u32,
+    /// The word, both texts and their diff.
+    pub mismatch: Mismatch,
+}
+
+impl Outcome {
+    /// The disagreement, unless the word agrees or is another instruction's (`no-variant`:
+    /// not implemented, not wrong).
+    pub fn disagreement(&self) -> Option<&Difference> {
+        match self {
+            Outcome::Differs(d) if d.cause != "no-variant" => Some(d),
+            _ => None,
+        }
+    }
+}
+
+/// Our reading of words (tables, renderer, learned model) compared with nvdisasm's answers,
+/// one entry at a time, sharing nothing mutable: `Copy` and `Sync`, so it runs on the worker
+/// threads of [`crate::oracle::Nvdisasm::disassemble_stream_judged`].
+#[derive(Clone, Copy)]
+pub struct Comparer<'a> {
     codec: &'a Codec,
     r: &'a Renderer,
     model: Option<&'a Model>,
-    counts: DiffCounts,
-    groups: Groups,
-    text: String,
 }
 
-impl<'a> Differ<'a> {
-    /// An empty diff over `codec`'s tables, rendered by `r`.
-    pub fn new(codec: &'a Codec, r: &'a Renderer) -> Differ<'a> {
-        Differ {
-            codec,
-            r,
-            model: None,
-            counts: DiffCounts::default(),
-            groups: Groups::new(),
-            text: String::with_capacity(96),
-        }
-    }
-
-    /// Uses a learned reading for legality (recognition, constraint tables) instead of the
-    /// resolved tables' rejected values.
-    pub fn with_model(mut self, model: Option<&'a Model>) -> Differ<'a> {
-        self.model = model;
-        self
-    }
-
-    /// The counts so far.
-    pub fn counts(&self) -> &DiffCounts {
-        &self.counts
-    }
-
-    /// Compares one recorded answer with our decoding of its word.
-    pub fn add(&mut self, e: &Entry) {
-        self.counts.total += 1;
-        let word = Word(e.word);
+impl<'a> Comparer<'a> {
+    /// Compares the answer for `word` of `arch` with our decoding of it: legality from the
+    /// learned model when given (else the resolved tables' rejected values), text from the
+    /// renderer.
+    pub fn compare(&self, arch: Arch, word: u128, answer: &Answer) -> Outcome {
+        let w = Word(word);
         let raw = self
             .codec
-            .decode(e.arch, word)
+            .decode(arch, w)
             .map(|d| choose(self.codec, self.model, d));
         let legality = raw.map(|d| legality(self.codec, self.model, &d));
-        let (cause, key, field, ours, closeness) = match (&e.answer, raw, legality) {
+        let render = |d: &Decoded| {
+            let mut text = String::with_capacity(96);
+            self.r.render_into(self.codec, d, &mut text);
+            text
+        };
+        let (cause, key, field, ours, closeness) = match (answer, raw, legality) {
             (Answer::Text(t), Some(d), Some(Legality::Legal)) => {
-                self.text.clear();
-                self.r.render_into(self.codec, &d, &mut self.text);
-                if *t == self.text {
-                    self.counts.matched += 1;
-                    return;
+                let text = render(&d);
+                if *t == text {
+                    return Outcome::Matched;
                 }
-                self.counts.text_mismatch += 1;
                 let v = self.codec.variant(d.id);
                 (
                     "text",
                     v.key.clone(),
-                    first_difference(&self.text, t),
-                    Some(self.text.clone()),
-                    ((e.word ^ v.fixed_value) & !v.fixed_mask).count_ones(),
+                    first_difference(&text, t),
+                    Some(text),
+                    ((word ^ v.fixed_value) & !v.fixed_mask).count_ones(),
                 )
             }
             // Another instruction's word, and nvdisasm prints that instruction: not claimed.
             (Answer::Text(t), Some(d), Some(Legality::OtherMnemonic { mnemonic }))
                 if text_mnemonic(t) == mnemonic =>
             {
-                self.counts.no_variant += 1;
                 let v = self.codec.variant(d.id);
                 (
                     "no-variant",
@@ -341,35 +355,27 @@ impl<'a> Differ<'a> {
                 )
             }
             (Answer::Text(_), Some(d), Some(Legality::OtherMnemonic { mnemonic })) => {
-                self.counts.text_mismatch += 1;
                 let v = self.codec.variant(d.id);
                 (
                     "text",
                     v.key.clone(),
                     "mnemonic".into(),
                     Some(format!("({mnemonic})")),
-                    ((e.word ^ v.fixed_value) & !v.fixed_mask).count_ones(),
+                    ((word ^ v.fixed_value) & !v.fixed_mask).count_ones(),
                 )
             }
             (Answer::Illegal(_), Some(d), Some(l)) if l.is_legal() => {
-                self.counts.oracle_illegal_we_decode += 1;
                 let v = self.codec.variant(d.id);
-                self.text.clear();
-                self.r.render_into(self.codec, &d, &mut self.text);
                 (
                     "oracle-illegal",
                     v.key.clone(),
                     "-".to_string(),
-                    Some(self.text.clone()),
-                    (e.word ^ v.fixed_value).count_ones(),
+                    Some(render(&d)),
+                    (word ^ v.fixed_value).count_ones(),
                 )
             }
-            (Answer::Illegal(_), _, _) => {
-                self.counts.agree_illegal += 1;
-                return;
-            }
+            (Answer::Illegal(_), _, _) => return Outcome::AgreeIllegal,
             (Answer::Text(_), Some(d), Some(l)) => {
-                self.counts.we_reject_oracle_decodes += 1;
                 let v = self.codec.variant(d.id);
                 let why = match l {
                     Legality::Undefined { table, .. } => format!("undefined in {table}"),
@@ -378,39 +384,106 @@ impl<'a> Differ<'a> {
                 };
                 ("we-reject", v.key.clone(), why, None, 0)
             }
-            (Answer::Text(t), _, _) => match self.codec.check(e.arch, word) {
+            (Answer::Text(t), _, _) => match self.codec.check(arch, w) {
                 // nvdisasm names another instruction: a word of an un-tabled mnemonic whose
                 // opcode bits only look like the table's.
-                Verdict::ReservedBit { key, .. } if other_mnemonic(self.codec, e.arch, &key, t) => {
-                    self.counts.no_variant += 1;
+                Verdict::ReservedBit { key, .. } if other_mnemonic(self.codec, arch, &key, t) => {
                     ("no-variant", key, "other mnemonic".into(), None, 0)
                 }
                 Verdict::ReservedBit { key, bits } => {
-                    self.counts.we_reject_oracle_decodes += 1;
                     let field = format!("fixed bits {bits:?}");
                     ("we-reject", key, field, None, bits.len() as u32)
                 }
-                _ => {
-                    self.counts.no_variant += 1;
-                    ("no-variant", "-".into(), "-".into(), None, 0)
-                }
+                _ => ("no-variant", "-".into(), "-".into(), None, 0),
             },
         };
-        let m = Mismatch {
-            word: word.to_string(),
-            arch: e.arch,
-            nvdisasm: e.answer.text().to_string(),
-            diff: inline_diff(ours.as_deref().unwrap_or(""), e.answer.text()),
+        let mismatch = Mismatch {
+            word: w.to_string(),
+            arch,
+            nvdisasm: answer.text().to_string(),
+            diff: inline_diff(ours.as_deref().unwrap_or(""), answer.text()),
             ours,
         };
+        Outcome::Differs(Box::new(Difference {
+            key,
+            field,
+            cause,
+            closeness,
+            mismatch,
+        }))
+    }
+}
+
+/// A diff fed one entry at a time, so a recording of any size is compared in flat memory:
+/// it keeps the counts and one example per mismatch group, never the entries.
+pub struct Differ<'a> {
+    cmp: Comparer<'a>,
+    counts: DiffCounts,
+    groups: Groups,
+}
+
+impl<'a> Differ<'a> {
+    /// An empty diff over `codec`'s tables, rendered by `r`.
+    pub fn new(codec: &'a Codec, r: &'a Renderer) -> Differ<'a> {
+        Differ {
+            cmp: Comparer {
+                codec,
+                r,
+                model: None,
+            },
+            counts: DiffCounts::default(),
+            groups: Groups::new(),
+        }
+    }
+
+    /// Uses a learned reading for legality (recognition, constraint tables) instead of the
+    /// resolved tables' rejected values.
+    pub fn with_model(mut self, model: Option<&'a Model>) -> Differ<'a> {
+        self.cmp.model = model;
+        self
+    }
+
+    /// The comparison this diff makes, to run elsewhere (worker threads) and
+    /// [`Differ::record`] here.
+    pub fn comparer(&self) -> Comparer<'a> {
+        self.cmp
+    }
+
+    /// The counts so far.
+    pub fn counts(&self) -> &DiffCounts {
+        &self.counts
+    }
+
+    /// Compares one recorded answer with our decoding of its word.
+    pub fn add(&mut self, e: &Entry) {
+        let o = self.cmp.compare(e.arch, e.word, &e.answer);
+        self.record(&o);
+    }
+
+    /// Counts one comparison's outcome (from this diff's [`Differ::comparer`]); a
+    /// disagreement joins its group, whose example is the closest word to its variant's
+    /// fixed word, then the lowest.
+    pub fn record(&mut self, o: &Outcome) {
+        self.counts.total += 1;
+        let d = match o {
+            Outcome::Matched => return self.counts.matched += 1,
+            Outcome::AgreeIllegal => return self.counts.agree_illegal += 1,
+            Outcome::Differs(d) => d,
+        };
+        *match d.cause {
+            "text" => &mut self.counts.text_mismatch,
+            "no-variant" => &mut self.counts.no_variant,
+            "oracle-illegal" => &mut self.counts.oracle_illegal_we_decode,
+            _ => &mut self.counts.we_reject_oracle_decodes,
+        } += 1;
         let g = self
             .groups
-            .entry((key, field, cause.to_string()))
-            .or_insert((0, u32::MAX, m.clone()));
+            .entry((d.key.clone(), d.field.clone(), d.cause.to_string()))
+            .or_insert((0, u32::MAX, d.mismatch.clone()));
         g.0 += 1;
-        if closeness < g.1 || (closeness == g.1 && m.word < g.2.word) {
-            g.1 = closeness;
-            g.2 = m;
+        if d.closeness < g.1 || (d.closeness == g.1 && d.mismatch.word < g.2.word) {
+            g.1 = d.closeness;
+            g.2 = d.mismatch.clone();
         }
     }
 

@@ -346,13 +346,39 @@ impl Nvdisasm {
         I: IntoIterator<Item = Result<u128, OracleError>>,
         F: FnMut(u128, Answer) -> Result<(), OracleError>,
     {
+        self.disassemble_stream_judged(arch, words, likely_legal, &|_, _| (), |w, a, ()| sink(w, a))
+    }
+
+    /// [`Nvdisasm::disassemble_stream_hinted`] with a `judge` run on the worker threads: each
+    /// chunk's answers are judged (`judge(word, &answer)`, e.g. our decoding compared with
+    /// nvdisasm's, [`crate::conform::Comparer`]) on the thread that disassembled the chunk,
+    /// as soon as its nvdisasm runs end, and `sink(word, answer, verdict)` gets the verdict
+    /// in input order. The calling thread is then left with the bookkeeping: the work per
+    /// word that does not depend on order runs on all cores, and the last chunks' judging
+    /// does not wait for one thread after nvdisasm is done.
+    pub fn disassemble_stream_judged<I, J, V, F>(
+        &self,
+        arch: Arch,
+        words: I,
+        likely_legal: &(dyn Fn(u128) -> bool + Sync),
+        judge: &J,
+        mut sink: F,
+    ) -> Result<DisassembleStats, OracleError>
+    where
+        I: IntoIterator<Item = Result<u128, OracleError>>,
+        J: Fn(u128, &Answer) -> V + Sync,
+        V: Send,
+        F: FnMut(u128, Answer, V) -> Result<(), OracleError>,
+    {
         let threads = rayon::current_num_threads().max(1);
         let mut reader = Chunker::new(words.into_iter(), threads, self.chunk_size());
         let cancel = AtomicBool::new(false);
         let (job_tx, job_rx) = mpsc::channel::<(usize, Vec<u128>)>();
         let job_rx = Mutex::new(job_rx);
-        type Done = (usize, Vec<u128>, Result<ChunkOut, OracleError>);
-        let (res_tx, res_rx) = mpsc::channel::<Done>();
+        // A chunk's words, with its answers, counters and verdicts.
+        type Judged<V> = (Vec<u128>, (ChunkOut, Vec<V>));
+        type Done<V> = (usize, Vec<u128>, Result<(ChunkOut, Vec<V>), OracleError>);
+        let (res_tx, res_rx) = mpsc::channel::<Done<V>>();
         let mut stats = DisassembleStats::default();
         std::thread::scope(|s| {
             for _ in 0..threads {
@@ -369,6 +395,11 @@ impl Nvdisasm {
                             Err(self.fail(arch, chunk[0], "cancelled".into()))
                         } else {
                             self.run_chunk(arch, &chunk, likely_legal, cancel)
+                                .map(|out| {
+                                    let v = chunk.iter().zip(&out.0).map(|(&w, a)| judge(w, a));
+                                    let v = v.collect();
+                                    (out, v)
+                                })
                         };
                         if res_tx.send((seq, chunk, r)).is_err() {
                             return;
@@ -380,7 +411,7 @@ impl Nvdisasm {
             let job_tx = job_tx;
             let result = (|| -> Result<(), OracleError> {
                 let (mut sent, mut sunk) = (0usize, 0usize);
-                let mut done: BTreeMap<usize, (Vec<u128>, ChunkOut)> = BTreeMap::new();
+                let mut done: BTreeMap<usize, Judged<V>> = BTreeMap::new();
                 loop {
                     super::interrupt::check()?;
                     while sent - sunk < threads + 1 {
@@ -399,10 +430,10 @@ impl Nvdisasm {
                         .recv()
                         .map_err(|_| self.fail(arch, 0, "worker threads ended".into()))?;
                     done.insert(seq, (chunk, r?));
-                    while let Some((chunk, (answers, st))) = done.remove(&sunk) {
+                    while let Some((chunk, ((answers, st), verdicts))) = done.remove(&sunk) {
                         stats.add(&st);
-                        for (w, a) in chunk.into_iter().zip(answers) {
-                            sink(w, a)?;
+                        for ((w, a), v) in chunk.into_iter().zip(answers).zip(verdicts) {
+                            sink(w, a, v)?;
                         }
                         sunk += 1;
                     }
@@ -722,6 +753,21 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.to_string(), "oracle: sink full");
         assert_eq!(calls, 5);
+        // Judged on the workers: each verdict reaches the sink with its own word and answer.
+        let judge = |w: u128, a: &Answer| (w, a.text().len());
+        let mut judged = Vec::new();
+        let words_in = words.iter().map(|&w| Ok(w));
+        n.disassemble_stream_judged(Arch(100), words_in, &|_| false, &judge, |w, a, v| {
+            judged.push((w, a, v));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(judged.len(), 20);
+        for ((w, a, v), (sw, sa)) in judged.iter().zip(&seen) {
+            assert_eq!((w, a), (sw, sa));
+            assert_eq!(*v, (*w, a.text().len()));
+        }
+        assert_eq!(judged[0].2, (exit, "EXIT ;".len()));
     }
 
     #[test]
