@@ -257,6 +257,24 @@ fn best_of(reps: usize, items: usize, mut f: impl FnMut() -> usize) -> Rate {
     }
 }
 
+/// CPU seconds used so far, user + system: (this process, all its threads; its children
+/// that have ended and been waited for, e.g. nvdisasm processes), from `getrusage(2)`. Two
+/// readings' difference splits a stretch of work into ours and nvdisasm's, whatever else
+/// the machine runs (wall time does not).
+pub fn cpu_seconds() -> (f64, f64) {
+    fn of(who: libc::c_int) -> f64 {
+        // SAFETY: `u` is a plain C struct the kernel fills; zeroed is a valid value.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: getrusage with a valid `who` and out-pointer.
+        if unsafe { libc::getrusage(who, &mut u) } != 0 {
+            return 0.0;
+        }
+        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+        t(u.ru_utime) + t(u.ru_stime)
+    }
+    (of(libc::RUSAGE_SELF), of(libc::RUSAGE_CHILDREN))
+}
+
 /// Our decode of `words` on `arch`, one thread.
 pub fn time_decode(codec: &Codec, arch: Arch, words: &[u128]) -> Rate {
     best_of(5, words.len(), || {

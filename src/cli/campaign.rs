@@ -130,6 +130,16 @@ pub(super) struct RawFigure {
     /// Raw batches run for the same words, one round (one per core per arch).
     #[serde(default)]
     pub raw_runs: usize,
+    /// CPU seconds (user + system) of the raw batches' nvdisasm processes, best round.
+    #[serde(default)]
+    pub raw_cpu_seconds: f64,
+    /// CPU seconds of the campaign path's nvdisasm processes, best round.
+    #[serde(default)]
+    pub campaign_nvdisasm_cpu_seconds: f64,
+    /// CPU seconds of the campaign path's own work (hint, files, listing parse, predict,
+    /// diff), best round: the project's overhead whatever else the machine runs.
+    #[serde(default)]
+    pub campaign_own_cpu_seconds: f64,
 }
 
 /// Runs `campaign`.
@@ -464,53 +474,132 @@ fn compare_raw(
         by_arch.entry(a).or_default().push(w);
     }
     let scratch = tempfile::tempdir()?;
-    let (mut raw_s, mut ours_s, mut n) = (0.0f64, 0.0f64, 0usize);
-    let (mut runs, mut raw_runs) = (0usize, 0usize);
+    let (mut raw, mut ours) = (Side::default(), Side::default());
+    let (mut runs, mut raw_runs, mut n) = (0usize, 0usize, 0usize);
     for (arch, words) in &by_arch {
         let part = words.len().div_ceil(jobs).max(1);
         // Two rounds, the sides alternating, each side's faster round kept: a load that comes
         // and goes (another build) then weighs on both sides alike.
-        let (mut raw_best, mut ours_best) = (f64::MAX, f64::MAX);
+        let (mut raw_best, mut ours_best) = (Side::worst(), Side::worst());
         let mut last_runs = 0;
         for _ in 0..2 {
-            raw_best = raw_best.min(raw_batches(nv, *arch, words, part, scratch.path())?);
-            let t = Instant::now();
-            let nvc = nv.clone().with_chunk_words(part);
-            let mut d = Differ::new(codec, r).with_model(model);
-            let hint = |w| likely_legal(codec, model, *arch, Word(w));
-            let cmp = d.comparer();
-            let judge = |w, a: &Answer| cmp.compare(*arch, w, a);
-            let words = words.iter().map(|&w| Ok(w));
-            let st = nvc.disassemble_stream_judged(*arch, words, &hint, &judge, |_, _, o| {
-                d.record(&o);
-                Ok(())
-            })?;
-            ours_best = ours_best.min(t.elapsed().as_secs_f64());
-            last_runs = st.runs;
+            let start = Clock::now();
+            raw_batches(nv, *arch, words, part, scratch.path())?;
+            raw_best = raw_best.best(start.since());
+            let start = Clock::now();
+            last_runs = campaign_path(nv, codec, r, model, *arch, words, part)?;
+            ours_best = ours_best.best(start.since());
         }
         runs += last_runs;
         raw_runs += words.len().div_ceil(part);
-        raw_s += raw_best;
-        ours_s += ours_best;
+        raw.add(&raw_best);
+        ours.add(&ours_best);
         n += words.len();
     }
-    let raw = n as f64 / raw_s.max(1e-9);
-    let ours = n as f64 / ours_s.max(1e-9);
+    let raw_rate = n as f64 / raw.seconds.max(1e-9);
+    let ours_rate = n as f64 / ours.seconds.max(1e-9);
     Ok(RawFigure {
         words: n,
         jobs,
-        raw_words_per_second: raw,
-        campaign_words_per_second: ours,
-        ratio: ours / raw,
+        raw_words_per_second: raw_rate,
+        campaign_words_per_second: ours_rate,
+        ratio: ours_rate / raw_rate,
         nvdisasm_runs: runs,
         raw_runs,
+        raw_cpu_seconds: raw.nvdisasm_cpu,
+        campaign_nvdisasm_cpu_seconds: ours.nvdisasm_cpu,
+        campaign_own_cpu_seconds: ours.own_cpu,
     })
 }
 
-/// Seconds for nvdisasm's own raw batches of `words` (`nvdisasm -b ARCH raw.bin`), cut in
+/// The wall and CPU clocks at one moment.
+struct Clock {
+    at: Instant,
+    own_cpu: f64,
+    children_cpu: f64,
+}
+
+impl Clock {
+    fn now() -> Clock {
+        let (own_cpu, children_cpu) = sass_conform::bench::cpu_seconds();
+        Clock {
+            at: Instant::now(),
+            own_cpu,
+            children_cpu,
+        }
+    }
+
+    /// The cost of the work since this moment.
+    fn since(&self) -> Side {
+        let now = Clock::now();
+        Side {
+            seconds: now.at.duration_since(self.at).as_secs_f64(),
+            nvdisasm_cpu: now.children_cpu - self.children_cpu,
+            own_cpu: now.own_cpu - self.own_cpu,
+        }
+    }
+}
+
+/// The campaign's path (ask with the hint, predict and diff on the workers) over `words`,
+/// in chunks of `part`: the nvdisasm processes it started.
+fn campaign_path(
+    nv: &Nvdisasm,
+    codec: &Codec,
+    r: &Renderer,
+    model: Option<&sass_conform::reading::model::Model>,
+    arch: Arch,
+    words: &[u128],
+    part: usize,
+) -> Result<usize> {
+    let nvc = nv.clone().with_chunk_words(part);
+    let mut d = Differ::new(codec, r).with_model(model);
+    let hint = |w| likely_legal(codec, model, arch, Word(w));
+    let cmp = d.comparer();
+    let judge = |w, a: &Answer| cmp.compare(arch, w, a);
+    let words = words.iter().map(|&w| Ok(w));
+    let st = nvc.disassemble_stream_judged(arch, words, &hint, &judge, |_, _, o| {
+        d.record(&o);
+        Ok(())
+    })?;
+    Ok(st.runs)
+}
+
+/// One side's cost of a stretch of work: wall seconds, CPU seconds of the nvdisasm processes
+/// it ran and of this process (ours).
+#[derive(Debug, Clone, Copy, Default)]
+struct Side {
+    seconds: f64,
+    nvdisasm_cpu: f64,
+    own_cpu: f64,
+}
+
+impl Side {
+    fn worst() -> Side {
+        Side {
+            seconds: f64::MAX,
+            ..Side::default()
+        }
+    }
+
+    /// The faster of two rounds (its CPU figures with it).
+    fn best(self, other: Side) -> Side {
+        if other.seconds < self.seconds {
+            other
+        } else {
+            self
+        }
+    }
+
+    fn add(&mut self, o: &Side) {
+        self.seconds += o.seconds;
+        self.nvdisasm_cpu += o.nvdisasm_cpu;
+        self.own_cpu += o.own_cpu;
+    }
+}
+
+/// nvdisasm's own raw batches of `words` (`nvdisasm -b ARCH raw.bin`), cut in
 /// parts of `part` words run side by side, one process per part.
-fn raw_batches(nv: &Nvdisasm, arch: Arch, words: &[u128], part: usize, dir: &Path) -> Result<f64> {
-    let t = Instant::now();
+fn raw_batches(nv: &Nvdisasm, arch: Arch, words: &[u128], part: usize, dir: &Path) -> Result<()> {
     std::thread::scope(|s| -> Result<()> {
         let hs: Vec<_> = words
             .chunks(part)
@@ -529,8 +618,7 @@ fn raw_batches(nv: &Nvdisasm, arch: Arch, words: &[u128], part: usize, dir: &Pat
                 .map_err(|_| anyhow::anyhow!("raw batch thread panicked"))??;
         }
         Ok(())
-    })?;
-    Ok(t.elapsed().as_secs_f64())
+    })
 }
 
 fn cause_line(rc: &RootCause) -> CauseLine {
@@ -601,6 +689,14 @@ fn print_report(
             100.0 * r.ratio,
             r.nvdisasm_runs,
             r.raw_runs
+        );
+        outln!(
+            "  CPU seconds: nvdisasm raw {:.2}; campaign path {:.2} (its nvdisasm {:.2} + its own work {:.2}, {:.1}% of the raw batches' CPU)",
+            r.raw_cpu_seconds,
+            r.campaign_nvdisasm_cpu_seconds + r.campaign_own_cpu_seconds,
+            r.campaign_nvdisasm_cpu_seconds,
+            r.campaign_own_cpu_seconds,
+            100.0 * r.campaign_own_cpu_seconds / r.raw_cpu_seconds.max(1e-9)
         );
     }
     let new = rep.root_causes.iter().filter(|c| !is_known(c)).count();

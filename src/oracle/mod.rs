@@ -246,6 +246,11 @@ pub fn normalize_text(line: &str) -> String {
         s = t;
         break;
     }
+    // nvdisasm's lines are ASCII with single spaces (`s` is trimmed): nothing to collapse.
+    let collapsed = s.bytes().all(|c| c == b' ' || c.is_ascii_graphic()) && !s.contains("  ");
+    if collapsed {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     for (i, part) in s.split_whitespace().enumerate() {
         if i > 0 {
@@ -350,6 +355,17 @@ mod tests {
         // Not an address: kept.
         assert_eq!(normalize_text("/*xyz*/ A"), "/*xyz*/ A");
         assert_eq!(normalize_text(""), "");
+        // Single-spaced ASCII is taken as is; anything else is collapsed as before.
+        for (line, want) in [
+            ("LDG.E R2, [R6.64] ;", "LDG.E R2, [R6.64] ;"),
+            ("LDG.E  R2,\t[R6.64] ;", "LDG.E R2, [R6.64] ;"),
+            ("A\u{a0}B\u{2003} C", "A B C"),
+            ("A\u{e9} B", "A\u{e9} B"),
+            ("A\r\nB", "A B"),
+        ] {
+            assert_eq!(normalize_text(line), want, "{line:?}");
+            assert_eq!(normalize_text_plain(line), want, "{line:?}");
+        }
     }
 
     #[test]

@@ -97,6 +97,9 @@ impl Model {
         let Some(t) = self.tables.get(d.id.table as usize) else {
             return d;
         };
+        if t.preference.is_empty() {
+            return d;
+        }
         let pos = |id: VariantId| {
             (id.table == d.id.table)
                 .then(|| t.preference.iter().position(|&p| p == id.variant))
