@@ -527,15 +527,25 @@ pub fn summary_text(r: &Report) -> String {
         s.fuzz_crashes
     );
     if let Some(c) = &r.comparison {
+        // Words nvdisasm prints as another instruction: listed, not disagreements.
+        let other = c
+            .new_mismatches
+            .iter()
+            .filter(|m| m.cause == "no-variant")
+            .count();
         let _ = writeln!(
             o,
-            "against {} ({}): {} new / {} fixed mismatches, {} changed texts, {} new / {} gone \
-             findings, agreement up in {} / down in {} variants, {} variants with bit changes, \
-             {} new fuzz crashes",
+            "against {} ({}): {} new / {} fixed mismatches{}, {} changed texts, {} new / {} \
+             gone findings, agreement up in {} / down in {} variants, {} variants with bit \
+             changes, {} new fuzz crashes",
             c.baseline,
             c.baseline_generated,
             c.new_mismatches.len(),
             c.fixed_mismatches.len(),
+            match other {
+                0 => String::new(),
+                n => format!(" ({n} new ones are other instructions no table describes)"),
+            },
             c.changed_texts.len(),
             c.new_findings.len(),
             c.gone_findings.len(),
