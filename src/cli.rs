@@ -634,6 +634,19 @@ fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::T
     if sass_conform::locate::wants_bundled_tables(paths) {
         return Ok(spec::bundled_tables()?);
     }
+    // `specs/sm100/TLD.txt` away from the repository: the bundled table of that name.
+    if paths
+        .iter()
+        .all(|p| !p.exists() && p.starts_with(sass_conform::locate::SPECS))
+    {
+        let named: Vec<spec::Table> = spec::bundled_tables()?
+            .into_iter()
+            .filter(|t| paths.iter().any(|p| Path::new(&t.path).starts_with(p)))
+            .collect();
+        if !named.is_empty() {
+            return Ok(named);
+        }
+    }
     let tables = spec::load_tables(paths, arch)?;
     if tables.is_empty() {
         bail!(
@@ -665,12 +678,29 @@ fn load_entries_where(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<En
     }
     let entries = oracle::load_entries_where(dir, keep)?;
     if entries.is_empty() {
-        bail!(
-            "{}: no oracle entries (*.tsv) in this folder",
-            dir.display()
-        );
+        bail!("{}", no_entries(dir));
     }
     Ok(entries)
+}
+
+/// Why an oracle folder gave nothing: a folder of that name here hides the repository's.
+fn no_entries(dir: &Path) -> String {
+    let repo = Path::new(sass_conform::locate::REPO).join(dir);
+    let hint =
+        match dir.is_relative() && repo.is_dir() && !dir.starts_with(sass_conform::locate::REPO) {
+            true => format!(
+                " (this is {} in the current directory, which hides the repository's {}: \
+             give --oracle {} or run from elsewhere)",
+                dir.display(),
+                repo.display(),
+                repo.display()
+            ),
+            false => String::new(),
+        };
+    format!(
+        "{}: no oracle entries (*.tsv) in this folder{hint}",
+        dir.display()
+    )
 }
 
 /// The codec over the resolved view when `view.resolved` exists (and not `--as-written`),
@@ -1139,10 +1169,7 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
             .add(&differ.counts().since(&before));
     })?;
     if n == 0 {
-        bail!(
-            "{}: no oracle entries (*.tsv) in this folder",
-            oracle_dir.display()
-        );
+        bail!("{}", no_entries(oracle_dir));
     }
     let mut res = differ.finish();
     res.figures = figures;
@@ -1515,34 +1542,38 @@ struct ReportArgs {
 fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
     use sass_conform::locate;
     use sass_conform::report;
-    // Away from the repository: its tables, resolved view and oracle, where it still is.
-    let repo = |p: &Path, default: bool| match default && !p.exists() {
-        true => Path::new(locate::REPO).join(p),
+    // Away from the repository (no tables here), the report runs in the repository the
+    // binary was built from, so it reads its tables, resolved view, oracle and baseline under
+    // the same names (`specs/sm100/TLD.txt`) as there and compares like for like. A path
+    // that exists here is still the caller's, and the output is written here.
+    let away = locate::wants_bundled_tables(std::slice::from_ref(&a.specs))
+        && Path::new(locate::REPO).join(locate::SPECS).is_dir();
+    let here = std::env::current_dir().context("reading the current directory")?;
+    let input = |p: &Path| match away && here.join(p).exists() {
+        true => here.join(p),
         false => p.to_path_buf(),
     };
-    let opts = report::Options {
-        specs: repo(
-            &a.specs,
-            locate::wants_bundled_tables(std::slice::from_ref(&a.specs)),
-        ),
-        oracle: a.oracle.iter().map(|p| locate::data_path(p)).collect(),
-        resolved: (!a.view.as_written).then(|| {
-            repo(
-                &a.view.resolved,
-                locate::wants_bundled_resolved(&a.view.resolved),
-            )
-        }),
-        crash_dirs: a.crashes.clone(),
-    };
     let out = (a.out.clone()).unwrap_or_else(|| Path::new("reports").join(oracle::today_utc()));
+    let out = if away { here.join(out) } else { out };
     let campaign = match &a.campaign {
         Some(p) => Some(
-            std::fs::read_to_string(p)
+            std::fs::read_to_string(input(p))
                 .with_context(|| format!("reading the campaign summary {}", p.display()))?,
         ),
         None => None,
     };
-    let done = report::run_with_campaign(&opts, &out, a.baseline.as_deref(), campaign)?;
+    let opts = report::Options {
+        specs: a.specs.clone(),
+        oracle: a.oracle.iter().map(|p| input(p)).collect(),
+        resolved: (!a.view.as_written).then(|| input(&a.view.resolved)),
+        crash_dirs: a.crashes.iter().map(|p| input(p)).collect(),
+    };
+    let baseline = a.baseline.as_deref().map(input);
+    if away {
+        std::env::set_current_dir(locate::REPO)
+            .with_context(|| format!("entering the repository {}", locate::REPO))?;
+    }
+    let done = report::run_with_campaign(&opts, &out, baseline.as_deref(), campaign)?;
     outln!("{}", report::summary_text(&done.report).trim_end());
     write!(
         std::io::stdout().lock(),

@@ -6,8 +6,10 @@
 //! - the tables: the ones compiled into the binary ([`crate::spec::bundled_tables`]);
 //! - the resolved view: the `resolved/tables.json` compiled into the binary
 //!   ([`BUNDLED_RESOLVED`]), used only over the bundled tables (it names their variants);
-//! - the recorded oracle (67 MB, not compiled in): the same path under the repository the
-//!   binary was built from ([`REPO`]), if that still exists.
+//! - the recorded oracle (67 MB, not compiled in), the cubins, corpora and reports, and a
+//!   table file named under `specs/`: the same path under the repository the binary was
+//!   built from ([`REPO`]), if that still exists ([`data_path`]); a table file named under
+//!   `specs/` that is not here is the bundled table of that name.
 //!
 //! A path given on the command line that differs from the default is used as given.
 
@@ -30,10 +32,6 @@ pub const BUNDLED_RESOLVED: &[u8] = include_bytes!("../resolved/tables.json");
 /// oracle).
 pub const BUNDLED_ORACLE_MANIFEST: &str = include_str!("../oracle/MANIFEST.json");
 
-/// Default paths that name data of the repository (oracle, cubins); others (outputs) are
-/// never redirected.
-const REPO_DATA: [&str; 3] = ["oracle", "oracle/cubins", "corpus/cubins"];
-
 /// True when `paths` is the default table folder and the current directory has none: the
 /// bundled tables are meant.
 pub fn wants_bundled_tables(paths: &[PathBuf]) -> bool {
@@ -46,11 +44,12 @@ pub fn wants_bundled_resolved(path: &Path) -> bool {
     path == Path::new(RESOLVED) && !path.exists()
 }
 
-/// The data folder or file a command reads: `given` when it exists or is not one of the
-/// repository's default data paths (`oracle`, `oracle/cubins`, `corpus/cubins`), else the
-/// same path under [`REPO`] when that exists, else `given` (the caller reports it missing).
+/// The data folder or file a command reads: `given` when it exists here or is absolute,
+/// else the same relative path under [`REPO`] when that exists (`oracle`, `corpus/cubins/sm90`,
+/// `reports/baseline.json` from another directory), else `given` (the caller reports it
+/// missing). Only inputs go through here: outputs are written where they are named.
 pub fn data_path(given: &Path) -> PathBuf {
-    if given.exists() || !REPO_DATA.iter().any(|d| given == Path::new(d)) {
+    if given.exists() || given.is_absolute() {
         return given.to_path_buf();
     }
     let in_repo = Path::new(REPO).join(given);
@@ -105,5 +104,13 @@ mod tests {
             Path::new("no/such/dir")
         );
         assert_eq!(data_path(Path::new("oracle-out")), Path::new("oracle-out"));
+        assert_eq!(data_path(Path::new("/no/oracle")), Path::new("/no/oracle"));
+        // A repository path missing here is the repository's.
+        let in_repo = Path::new(REPO).join("corpus/cubins/sm90");
+        let got = data_path(Path::new("corpus/cubins/sm90"));
+        assert!(
+            got == in_repo || Path::new("corpus/cubins/sm90").exists(),
+            "{got:?}"
+        );
     }
 }

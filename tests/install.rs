@@ -112,3 +112,39 @@ fn resolve_patch_works_from_another_directory_on_the_bundled_tables() {
     );
     assert!(err.contains("hunks over 5 tables"), "{err}");
 }
+
+#[test]
+fn a_table_file_named_under_specs_is_the_bundled_one_away_from_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (ok, away, err) = run_in(dir.path(), &["resolve", "specs/sm100/TLD.txt"]);
+    assert!(ok, "{err}");
+    let (ok, here, err) = run_in(root, &["resolve", "specs/sm100/TLD.txt"]);
+    assert!(ok, "{err}");
+    assert_eq!(away, here);
+    let (ok, out, err) = run_in(dir.path(), &["spec", "list", "specs/sm80"]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        "specs/sm80/LD.txt\tSM80\tLD\t8 variants\ntotal\t1 tables\t8 variants\n"
+    );
+}
+
+#[test]
+fn report_works_from_another_directory_and_writes_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, out, err) = run_in(
+        dir.path(),
+        &["report", "--baseline", "reports/baseline.json", "--out", "r"],
+    );
+    assert!(ok, "{err}\n{out}");
+    // The repository's tables under their own names: nothing new against its baseline.
+    assert!(
+        out.contains("0 new / 0 fixed mismatches, 0 changed texts, 0 new / 0 gone findings"),
+        "{out}"
+    );
+    assert!(out.ends_with("no regression against reports/baseline.json\n"), "{out}");
+    for f in ["report.json", "report.md", "report.html", "report.csv"] {
+        assert!(dir.path().join("r").join(f).is_file(), "{f}");
+    }
+}

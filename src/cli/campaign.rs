@@ -170,6 +170,11 @@ fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
     let written = load_codec(&a.specs)?;
     let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
     let selected = select(&codec, a.arch, a.table.as_deref())?;
+    // Read first: a wrong --known fails before the campaign, not after it.
+    let known = match &a.known {
+        Some(p) => Some(read_report(&sass_conform::locate::data_path(p))?),
+        None => None,
+    };
     let corpus = corpus_words(&written, &a.corpus)?;
     let n = selected.len() as f64;
     let per_table_secs = a.minutes.map(|m| m * 60.0 / n);
@@ -362,10 +367,6 @@ fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
         )?);
     }
     report.root_causes = all_causes.iter().map(cause_line).collect();
-    let known = match &a.known {
-        Some(p) if p.is_file() => Some(read_report(p)?),
-        _ => None,
-    };
     if let Some(k) = &known {
         report.fixed = k.fixed.clone();
     }
@@ -425,6 +426,14 @@ fn corpus_words(written: &Codec, dirs: &[PathBuf]) -> Result<Vec<(Arch, u128)>> 
 fn for_each_input(dirs: &[PathBuf], mut f: impl FnMut(&str, &[u8])) -> Result<usize> {
     let mut inputs = 0;
     for d in dirs {
+        // The repository's corpus when run from elsewhere (an installed binary).
+        let d = &sass_conform::locate::data_path(d);
+        if !d.is_dir() {
+            eprintln!(
+                "note: no fuzz corpus at {}: its inputs are left out",
+                d.display()
+            );
+        }
         let target = d
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
