@@ -135,7 +135,13 @@ fn report_works_from_another_directory_and_writes_there() {
     let dir = tempfile::tempdir().unwrap();
     let (ok, out, err) = run_in(
         dir.path(),
-        &["report", "--baseline", "reports/baseline.json", "--out", "r"],
+        &[
+            "report",
+            "--baseline",
+            "reports/baseline.json",
+            "--out",
+            "r",
+        ],
     );
     assert!(ok, "{err}\n{out}");
     // The repository's tables under their own names: nothing new against its baseline.
@@ -143,7 +149,10 @@ fn report_works_from_another_directory_and_writes_there() {
         out.contains("0 new / 0 fixed mismatches, 0 changed texts, 0 new / 0 gone findings"),
         "{out}"
     );
-    assert!(out.ends_with("no regression against reports/baseline.json\n"), "{out}");
+    assert!(
+        out.ends_with("no regression against reports/baseline.json\n"),
+        "{out}"
+    );
     for f in ["report.json", "report.md", "report.html", "report.csv"] {
         assert!(dir.path().join("r").join(f).is_file(), "{f}");
     }
