@@ -60,13 +60,7 @@ pub fn predict(
     let (key, text, verdict, l) = match codec.decode(arch, word).map(|d| choose(codec, model, d)) {
         Some(d) => {
             let l = legality(codec, model, &d);
-            let verdict = match codec.verdict_of(&d) {
-                // The learned reading picked one of the matching variants (its preference).
-                Verdict::Ambiguous { .. } if model.is_some() => Verdict::Valid {
-                    key: codec.variant(d.id).key.clone(),
-                },
-                v => v,
-            };
+            let verdict = verdict(codec, model, &d);
             (
                 Some(codec.variant(d.id).key.clone()),
                 (l == Legality::Legal).then(|| r.render(codec, &d)),
@@ -83,6 +77,18 @@ pub fn predict(
         text,
         verdict,
         legality: l,
+    }
+}
+
+/// The table verdict of a decoded word ([`Codec::verdict_of`]), except that a word several
+/// variants match is `valid` for the one the learned reading picks ([`choose`]: its
+/// preference), when there is a learned reading.
+pub fn verdict(codec: &Codec, model: Option<&Model>, d: &Decoded) -> Verdict {
+    match codec.verdict_of(d) {
+        Verdict::Ambiguous { .. } if model.is_some() => Verdict::Valid {
+            key: codec.variant(d.id).key.clone(),
+        },
+        v => v,
     }
 }
 

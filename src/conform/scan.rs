@@ -670,7 +670,7 @@ fn codec_claim(
             key: codec.variant(d.id).key.clone(),
             matched: true,
             bits: Vec::new(),
-            verdict: codec.verdict_of(&d),
+            verdict: super::verdict(codec, model, &d),
             ours: (super::legality(codec, model, &d) == Legality::Legal)
                 .then(|| r.render(codec, &d)),
         }),

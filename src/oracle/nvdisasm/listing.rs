@@ -54,7 +54,7 @@ pub fn hex_literals(text: &str) -> impl Iterator<Item = u64> + '_ {
     let mut i = 0;
     std::iter::from_fn(move || {
         while i < b.len() {
-            let Some(pos) = text[i..].find("0x") else {
+            let Some(pos) = b[i..].windows(2).position(|w| w == b"0x") else {
                 i = b.len();
                 return None;
             };

@@ -109,7 +109,8 @@ pub(crate) fn run(
 
 /// Wait until the child exits (`Ok(success)`) or a limit, `cancel` or a signal stops it.
 /// The child is not reaped (`WNOWAIT`), so its process group id stays reserved for
-/// [`kill_group`].
+/// [`kill_group`]. On Linux the wait blocks on the child's pidfd and wakes at its exit or
+/// every [`CHECK_EVERY`] for the other checks; elsewhere it polls, at most 5 ms apart.
 fn wait(
     child: &mut Child,
     start: Instant,
@@ -117,6 +118,7 @@ fn wait(
     cancel: &AtomicBool,
     outputs: &[&Path],
 ) -> Result<bool, RunError> {
+    let exit = ExitNotice::open(child);
     let mut nap = Duration::from_millis(1);
     loop {
         if let Some(status) = exited(child)? {
@@ -137,9 +139,54 @@ fn wait(
         {
             return Err(RunError::TooMuchOutput(limits.output));
         }
-        std::thread::sleep(nap);
-        // At most 5 ms late: a run takes 0.3 s or more (nvdisasm's start-up alone).
-        nap = (nap * 2).min(Duration::from_millis(5));
+        match &exit {
+            Some(e) => e.wait(CHECK_EVERY),
+            None => {
+                std::thread::sleep(nap);
+                // At most 5 ms late: a run takes 0.3 s or more (nvdisasm's start-up alone).
+                nap = (nap * 2).min(Duration::from_millis(5));
+            }
+        }
+    }
+}
+
+/// How often a blocking wait wakes to check the limits, `cancel` and the signal flag.
+const CHECK_EVERY: Duration = Duration::from_millis(50);
+
+/// A file descriptor that becomes readable when a child exits (Linux `pidfd_open(2)`), so
+/// a wait neither spins nor sleeps past the exit.
+struct ExitNotice(std::os::fd::OwnedFd);
+
+impl ExitNotice {
+    /// None where pidfds do not exist (not Linux, or a kernel before 5.3): then poll.
+    fn open(child: &Child) -> Option<ExitNotice> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::FromRawFd;
+            // SAFETY: pidfd_open on our own child's pid; it returns a new fd or -1.
+            let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, child.id() as libc::pid_t, 0) };
+            // SAFETY: a non-negative return is a fresh fd that nothing else owns.
+            (fd >= 0).then(|| ExitNotice(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) }))
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = child;
+            None
+        }
+    }
+
+    /// Blocks until the child exits or `timeout` passes (or a signal arrives).
+    fn wait(&self, timeout: Duration) {
+        use std::os::fd::AsRawFd;
+        let mut p = libc::pollfd {
+            fd: self.0.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll on one valid pollfd we own, for a bounded time.
+        unsafe {
+            libc::poll(&mut p, 1, timeout.as_millis() as libc::c_int);
+        }
     }
 }
 
