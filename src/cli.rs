@@ -141,7 +141,7 @@ struct CampaignArgs {
     /// Time nvdisasm's raw batches against the campaign's path on the same legal words.
     #[arg(long)]
     compare_raw: bool,
-    /// With --compare-raw: legal words timed.
+    /// With --compare-raw: legal words timed, an equal share from each table.
     #[arg(long, default_value_t = 200_000)]
     raw_words: usize,
     /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).

@@ -230,6 +230,8 @@ fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
         let deadline = per_table_secs.map(|s| t + Duration::from_secs_f64(s));
         let limit = per_table_words.unwrap_or(u64::MAX);
         let mut made = 0u64;
+        // The timed legal words, spread evenly over the tables (and so the archs).
+        let (mut sampled, per_table_raw) = (0usize, a.raw_words.div_ceil(selected.len()));
         let chunk = a.chunk_words.unwrap_or_else(|| {
             // Chunks in flight when the budget ends still run (up to jobs + 1 of them): keep
             // them to ~15% of a table's budget at ~20k words/s per core.
@@ -278,7 +280,8 @@ fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
                 } else if a.record && kept.len() < a.record_max {
                     kept.push(e.clone());
                 }
-                if e.answer.is_legal() && legal_sample.len() < a.raw_words && a.compare_raw {
+                if e.answer.is_legal() && sampled < per_table_raw && a.compare_raw {
+                    sampled += 1;
                     legal_sample.push((sel.arch, word));
                 }
                 pb.inc(1);

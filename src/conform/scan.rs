@@ -119,8 +119,16 @@ pub fn parse_cubin(path: &Path, data: &[u8]) -> Result<Cubin, ScanError> {
         path: path.to_path_buf(),
         message,
     };
-    let file = ElfFile64::<object::Endianness>::parse(data)
-        .map_err(|e| bad(format!("not an ELF64 file ({e})")))?;
+    let file = ElfFile64::<object::Endianness>::parse(data).map_err(|e| {
+        // An ELF magic that does not parse is a file cut short or damaged, not another format.
+        bad(match data.starts_with(b"\x7fELF") {
+            true => format!(
+                "an ELF64 file cut short or damaged ({e}; {} bytes)",
+                data.len()
+            ),
+            false => format!("not an ELF64 file ({e})"),
+        })
+    })?;
     let endian = file.endian();
     let header = file.elf_header();
     let machine = header.e_machine(endian).0;
@@ -1186,5 +1194,16 @@ mod tests {
         data[18] = 62; // e_machine = EM_X86_64
         let e = parse_cubin(Path::new("x86.cubin"), &data).unwrap_err();
         assert!(e.to_string().contains("e_machine is 62"), "{e}");
+        // A real cubin cut short says so.
+        let data = crate::oracle::build_cubin(Arch(80), &[&[1u128]]).unwrap();
+        let e = parse_cubin(Path::new("cut.cubin"), &data[..40]).unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.starts_with("cut.cubin: not a readable cubin: an ELF64 file cut short or damaged ("),
+            "{e}"
+        );
+        assert!(e.ends_with("; 40 bytes)"), "{e}");
+        let e = parse_cubin(Path::new("junk.cubin"), b"not an elf at all").unwrap_err();
+        assert!(e.to_string().contains(": not an ELF64 file ("), "{e}");
     }
 }
