@@ -631,10 +631,8 @@ fn load_codec(specs: &Path) -> Result<Codec> {
 /// Tables under `paths`; an error when there are none (a wrong folder, say).
 /// The default `specs` missing from the current directory means the bundled tables.
 fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::Table>> {
-    if sass_conform::locate::wants_bundled_tables(paths) {
-        return Ok(spec::bundled_tables()?);
-    }
-    // `specs/sm100/TLD.txt` away from the repository: the bundled table of that name.
+    // `specs` (the default) or `specs/sm100/TLD.txt` away from the repository: the bundled
+    // tables of those names.
     if paths
         .iter()
         .all(|p| !p.exists() && p.starts_with(sass_conform::locate::SPECS))

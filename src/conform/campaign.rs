@@ -11,7 +11,7 @@
 //! several machines never write the same file; [`merge_shards`] joins them and refuses
 //! conflicting answers.
 
-use super::{Differ, Mismatch, Outcome};
+use super::{Comparer, Mismatch, Outcome};
 use crate::arch::Arch;
 use crate::codec::{Codec, SplitMix64, VariantId, Word, field_group};
 use crate::oracle::ask::Ask;
@@ -314,9 +314,7 @@ pub struct Judge<'a> {
 impl Judge<'_> {
     /// The disagreement of `word` given nvdisasm's `answer` (`None`: they agree).
     pub fn judge(&self, word: u128, answer: Answer) -> Option<Disagreement> {
-        let cmp = Differ::new(self.codec, self.renderer)
-            .with_model(self.model)
-            .comparer();
+        let cmp = Comparer::new(self.codec, self.renderer, self.model);
         disagreement(&self.table, &cmp.compare(self.arch, word, &answer))
     }
 

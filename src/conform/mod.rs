@@ -317,6 +317,12 @@ pub struct Comparer<'a> {
 }
 
 impl<'a> Comparer<'a> {
+    /// Our reading over `codec`'s tables, rendered by `r`, with the learned reading's
+    /// legality and variant choice when `model` is given.
+    pub fn new(codec: &'a Codec, r: &'a Renderer, model: Option<&'a Model>) -> Comparer<'a> {
+        Comparer { codec, r, model }
+    }
+
     /// Compares the answer for `word` of `arch` with our decoding of it: legality from the
     /// learned model when given (else the resolved tables' rejected values), text from the
     /// renderer.
@@ -432,11 +438,7 @@ impl<'a> Differ<'a> {
     /// An empty diff over `codec`'s tables, rendered by `r`.
     pub fn new(codec: &'a Codec, r: &'a Renderer) -> Differ<'a> {
         Differ {
-            cmp: Comparer {
-                codec,
-                r,
-                model: None,
-            },
+            cmp: Comparer::new(codec, r, None),
             counts: DiffCounts::default(),
             groups: Groups::new(),
         }
