@@ -1395,6 +1395,13 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
             .collect();
         versions.sort();
         versions.dedup();
+        let model = Model::learn(&Codec::new(reading.clone())?, &entries);
+        let mut reading = reading;
+        let ps = sass_conform::reading::printer::learn_printers(&mut reading, &model, &entries)?;
+        eprintln!(
+            "printers: {} of {} variants read by a learned printer; {} of {} legal answers learned from reproduced",
+            ps.kept, ps.variants, ps.reproduced, ps.answers
+        );
         let set = ResolvedSet {
             provenance: Provenance {
                 command: std::env::args().collect::<Vec<_>>().join(" "),
@@ -1403,7 +1410,7 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
                 oracle_entries: entries.len(),
                 method: sass_conform::reading::resolved::METHOD.into(),
             },
-            model: Model::learn(&Codec::new(reading.clone())?, &entries),
+            model,
             tables: reading,
             layouts: tables,
         };

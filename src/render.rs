@@ -135,6 +135,10 @@ impl Renderer {
     /// Appends the text of a decoded word to `out` (no allocation when `out` has room).
     pub fn render_into(&self, codec: &Codec, d: &Decoded, out: &mut String) {
         let v = codec.variant(d.id);
+        if let Some(printer) = &v.printer {
+            printer.print_into(d.word.0, out);
+            return;
+        }
         let p = &self.plans[d.id.table as usize][d.id.variant as usize];
         let mut keyed = [0u64; crate::spec::MAX_FIELDS];
         let vals = if p.context.is_empty() {

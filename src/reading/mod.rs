@@ -9,5 +9,6 @@ pub mod legality;
 pub mod model;
 pub mod modifiers;
 pub mod operands;
+pub mod printer;
 pub mod resolved;
 pub mod tree;

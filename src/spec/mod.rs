@@ -3,6 +3,7 @@
 pub mod emit;
 pub mod model;
 pub mod parse;
+pub mod printer;
 
 pub use model::*;
 pub use parse::parse_table;

@@ -305,6 +305,11 @@ pub struct Variant {
     /// only; empty from the tables, where the distilled line gives the order).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub print_order: Vec<String>,
+    /// nvdisasm's text for this variant's words, learned from its answers as slots of word
+    /// bits ([`crate::spec::printer::Printer`]; resolved readings only). When present it is
+    /// what `decode`, `diff` and every other command print.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printer: Option<crate::spec::printer::Printer>,
 }
 
 impl Variant {

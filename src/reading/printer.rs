@@ -1,0 +1,723 @@
+//! The general printer: nvdisasm's text for a variant's words as an ordered list of slots, each
+//! a function of some bits of the word, learned from nvdisasm's answers alone (no rule per
+//! mnemonic, arch, operand kind or bit number).
+//!
+//! How it is learned ([`learn`]), per variant:
+//! 1. the base word (the fixed word, or the legal word with fewest free bits set) and its text
+//!    `t0`, cut into tokens ([`tokens`]);
+//! 2. for each candidate bit group (a field of the resolved layout, or a free bit no field
+//!    holds), the words that differ from the base only inside the group: a token diff against
+//!    `t0` gives the span of `t0` the group rewrites (or the gap where it inserts text);
+//! 3. groups whose spans overlap share one slot (a joint field: `SR_SWINLO` over two fields,
+//!    `|R0|` with its absolute-value bit); tokens no span covers are fixed text (anchors);
+//!    slots inserting at one gap are ordered by votes on the answers;
+//! 4. every answer is cut into the slots' texts (anchors must match; a dynamic program prefers
+//!    texts the slot has shown alone); per slot, the text of each value of its bits, context
+//!    bits added where one value prints two ways, and a number rule (`R12`, `-0x10`, `+0x4`)
+//!    for values never seen.
+//!
+//! What nvdisasm prints that the table does not describe is learned the same way: the bits are
+//! taken from the word, not from the table's labels.
+
+pub use crate::spec::printer::{Key, NumberRule, Printer, Slot, deposit, pext};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Longest slot text, in tokens, the cutting of an answer considers.
+const MAX_SLOT_TOKENS: usize = 24;
+
+/// nvdisasm text cut into tokens: runs of letters, digits, `_` and `?` (a number such as
+/// `1.5e+10` or `0x1f` stays one token), runs of spaces, and every other character alone.
+pub fn tokens(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'?';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        if word(b[i]) {
+            while i < b.len() {
+                if word(b[i]) {
+                    i += 1;
+                } else if b[i] == b'.' && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit() && b[start].is_ascii_digit() {
+                    i += 1;
+                } else if (b[i] == b'+' || b[i] == b'-') && (b[i - 1] == b'e' || b[i - 1] == b'E') && b[start].is_ascii_digit() && text[start..i].contains('.') {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+        } else if b[i] == b' ' {
+            while i < b.len() && b[i] == b' ' {
+                i += 1;
+            }
+        } else {
+            i += text[i..].chars().next().map_or(1, |c| c.len_utf8());
+        }
+        out.push(&text[start..i]);
+    }
+    out
+}
+
+/// A number found in a slot text: `prefix`, sign, value, `suffix`, decimal or hex.
+fn parse_number(t: &str) -> Option<(&str, bool, u128, &str, bool)> {
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b[i] == b'0' && i + 2 < b.len() && b[i + 1] == b'x' && b[i + 2].is_ascii_hexdigit();
+        let boundary = i == 0 || !b[i - 1].is_ascii_digit();
+        if boundary && (hex || b[i].is_ascii_digit()) {
+            let (start, digits_at) = if hex { (i, i + 2) } else { (i, i) };
+            let mut j = digits_at;
+            while j < b.len() && (if hex { b[j].is_ascii_hexdigit() } else { b[j].is_ascii_digit() }) {
+                j += 1;
+            }
+            let v = u128::from_str_radix(&t[digits_at..j], if hex { 16 } else { 10 }).ok()?;
+            let neg = start > 0 && b[start - 1] == b'-';
+            let pre_end = if neg { start - 1 } else { start };
+            return Some((&t[..pre_end], neg, v, &t[j..], hex));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// One learning sample: a word and nvdisasm's text for it.
+pub type Sample<'a> = (u128, &'a str);
+
+/// Learns a printer for one variant from its legal answers. `fixed_mask` are the bits that
+/// select the variant; `groups` the candidate bit groups (fields of the resolved layout, then
+/// free bits). `None` when there is no answer to learn from.
+pub fn learn(fixed_mask: u128, groups: &[u128], samples: &[Sample]) -> Option<Printer> {
+    let samples: Vec<Sample> = samples.iter().copied().filter(|(_, t)| !t.is_empty()).collect();
+    let base = *samples
+        .iter()
+        .min_by_key(|(w, _)| ((w & !fixed_mask).count_ones(), *w))?;
+    let t0 = tokens(base.1);
+    let spans = group_spans(fixed_mask, groups, &samples, base, &t0);
+    let slots = merge_spans(spans);
+    let mut skel = skeleton(&t0, &slots);
+    order_gaps(&mut skel, &slots, &samples);
+    let cut: Vec<(u128, Vec<String>)> = samples
+        .iter()
+        .filter_map(|&(w, t)| cut_sample(&skel, &slots, t).map(|c| (w, c)))
+        .collect();
+    let all_bits: Vec<u128> = groups.to_vec();
+    let mut out = Vec::new();
+    let mut slot_no = 0;
+    for e in &skel {
+        match e {
+            Elem::Anchor(t) => push_fixed(&mut out, t),
+            Elem::Slot(si) => {
+                let texts: Vec<(u128, &str)> =
+                    cut.iter().map(|(w, c)| (*w, c[slot_no].as_str())).collect();
+                slot_no += 1;
+                out.push(fit_slot(slots[*si].mask, &texts, &all_bits, base.0));
+            }
+        }
+    }
+    let mut p = Printer {
+        slots: out,
+        learned_permille: 0,
+    };
+    let ok = samples.iter().filter(|(w, t)| p.print(*w) == *t).count();
+    p.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
+    Some(p)
+}
+
+fn push_fixed(out: &mut Vec<Slot>, t: &str) {
+    if let Some(last) = out.last_mut()
+        && last.mask == 0
+    {
+        if let Some((_, s)) = last.texts.first_mut() {
+            s.push_str(t);
+            return;
+        }
+    }
+    out.push(Slot {
+        mask: 0,
+        texts: vec![(Key(0), t.to_string())],
+        number: None,
+        otherwise: None,
+    });
+}
+
+/// A group's reach in the base text: tokens `start..end` rewritten (an insertion when equal),
+/// and the texts it was seen to print there.
+#[derive(Debug, Clone)]
+struct Span {
+    mask: u128,
+    start: usize,
+    end: usize,
+    vocab: HashSet<String>,
+}
+
+fn group_spans(fixed_mask: u128, groups: &[u128], samples: &[Sample], base: Sample, t0: &[&str]) -> Vec<Span> {
+    let mut out = Vec::new();
+    for &g in groups {
+        let mut span: Option<(usize, usize)> = None;
+        let mut vocab = HashSet::new();
+        let mut diffs: Vec<(usize, usize, usize, usize, Vec<&str>)> = Vec::new();
+        for &(w, t) in samples {
+            let d = (w ^ base.0) & !fixed_mask;
+            if d == 0 || d & !g != 0 {
+                continue;
+            }
+            let t1 = tokens(t);
+            let Some((a0, a1, b0, b1)) = hull(t0, &t1) else { continue };
+            span = Some(match span {
+                None => (a0, a1),
+                Some((s, e)) => (s.min(a0), e.max(a1)),
+            });
+            diffs.push((a0, a1, b0, b1, t1));
+        }
+        let Some((s, e)) = span else { continue };
+        for (a0, a1, b0, b1, t1) in diffs {
+            // The group's text over the whole span: the changed tokens widened to the span.
+            let lo = b0 - (a0 - s);
+            let hi = b1 + (e - a1);
+            if hi <= t1.len() {
+                vocab.insert(t1[lo..hi].concat());
+            }
+        }
+        vocab.insert(t0[s..e].concat());
+        out.push(Span {
+            mask: g,
+            start: s,
+            end: e,
+            vocab,
+        });
+    }
+    out
+}
+
+/// The tokens of `a` and `b` around their common prefix and suffix: `a[a0..a1]` became
+/// `b[b0..b1]`; `None` when they are equal.
+fn hull(a: &[&str], b: &[&str]) -> Option<(usize, usize, usize, usize)> {
+    if a == b {
+        return None;
+    }
+    let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let max_s = a.len().min(b.len()) - p;
+    let s = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max_s)
+        .take_while(|(x, y)| x == y)
+        .count();
+    Some((p, a.len() - s, p, b.len() - s))
+}
+
+/// A slot being built: its bits, its span in the base text, the texts seen alone.
+#[derive(Debug, Clone)]
+struct SlotSpan {
+    mask: u128,
+    start: usize,
+    end: usize,
+    vocab: HashSet<String>,
+}
+
+fn overlaps(a: &SlotSpan, b: &Span) -> bool {
+    let ins_a = a.start == a.end;
+    let ins_b = b.start == b.end;
+    match (ins_a, ins_b) {
+        (false, false) => a.start < b.end && b.start < a.end,
+        (true, true) => a.start == b.start && a.vocab.iter().any(|t| !t.is_empty() && b.vocab.contains(t)),
+        (true, false) => b.start < a.start && a.start < b.end,
+        (false, true) => a.start < b.start && b.start < a.end,
+    }
+}
+
+fn merge_spans(spans: Vec<Span>) -> Vec<SlotSpan> {
+    let mut slots: Vec<SlotSpan> = Vec::new();
+    for sp in spans {
+        let hits: Vec<usize> = (0..slots.len()).filter(|&i| overlaps(&slots[i], &sp)).collect();
+        let mut merged = SlotSpan {
+            mask: sp.mask,
+            start: sp.start,
+            end: sp.end,
+            vocab: sp.vocab,
+        };
+        for &i in hits.iter().rev() {
+            let s = slots.remove(i);
+            merged.mask |= s.mask;
+            merged.start = merged.start.min(s.start);
+            merged.end = merged.end.max(s.end);
+            merged.vocab.clear();
+        }
+        slots.push(merged);
+    }
+    // A merge can make spans overlap that did not before: repeat until stable.
+    loop {
+        let mut changed = false;
+        'outer: for i in 0..slots.len() {
+            for j in i + 1..slots.len() {
+                let b = Span {
+                    mask: slots[j].mask,
+                    start: slots[j].start,
+                    end: slots[j].end,
+                    vocab: slots[j].vocab.clone(),
+                };
+                if overlaps(&slots[i], &b) {
+                    let s = slots.remove(j);
+                    slots[i].mask |= s.mask;
+                    slots[i].start = slots[i].start.min(s.start);
+                    slots[i].end = slots[i].end.max(s.end);
+                    if slots[i].start != slots[i].end || s.start != s.end {
+                        slots[i].vocab.clear();
+                    } else {
+                        slots[i].vocab.extend(s.vocab);
+                    }
+                    changed = true;
+                    break 'outer;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    slots
+}
+
+/// The base text as anchors (fixed tokens) and slots (indices into the slot list).
+#[derive(Debug, Clone)]
+enum Elem {
+    Anchor(String),
+    Slot(usize),
+}
+
+fn skeleton(t0: &[&str], slots: &[SlotSpan]) -> Vec<Elem> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    loop {
+        for (k, s) in slots.iter().enumerate() {
+            if s.start == i && s.end == i {
+                out.push(Elem::Slot(k));
+            }
+        }
+        if i >= t0.len() {
+            break;
+        }
+        if let Some(k) = slots.iter().position(|s| s.start == i && s.end > i) {
+            out.push(Elem::Slot(k));
+            i = slots[k].end;
+        } else {
+            out.push(Elem::Anchor(t0[i].to_string()));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Orders the insertion slots that share a gap by where their texts occur in the answers.
+fn order_gaps(skel: &mut [Elem], slots: &[SlotSpan], samples: &[Sample]) {
+    let mut i = 0;
+    while i < skel.len() {
+        let mut j = i;
+        while j < skel.len() && matches!(&skel[j], Elem::Slot(k) if slots[*k].start == slots[*k].end) {
+            j += 1;
+        }
+        if j - i > 1 {
+            let ids: Vec<usize> = skel[i..j]
+                .iter()
+                .map(|e| match e {
+                    Elem::Slot(k) => *k,
+                    Elem::Anchor(_) => unreachable!("only slots in the run"),
+                })
+                .collect();
+            let order = vote_order(&ids, slots, samples);
+            for (n, k) in order.into_iter().enumerate() {
+                skel[i + n] = Elem::Slot(k);
+            }
+        }
+        i = j.max(i + 1);
+    }
+}
+
+fn vote_order(ids: &[usize], slots: &[SlotSpan], samples: &[Sample]) -> Vec<usize> {
+    let mut votes: HashMap<(usize, usize), usize> = HashMap::new();
+    let find = |k: usize, t: &str| -> Option<usize> {
+        slots[ids[k]]
+            .vocab
+            .iter()
+            .filter(|v| !v.is_empty())
+            .filter_map(|v| t.find(v.as_str()))
+            .min()
+    };
+    for &(_, t) in samples.iter().take(4000) {
+        let pos: Vec<Option<usize>> = (0..ids.len()).map(|k| find(k, t)).collect();
+        for a in 0..ids.len() {
+            for b in 0..ids.len() {
+                if let (Some(x), Some(y)) = (pos[a], pos[b])
+                    && x < y
+                {
+                    *votes.entry((a, b)).or_default() += 1;
+                }
+            }
+        }
+    }
+    super::modifiers::rank(ids.len(), &votes)
+        .into_iter()
+        .map(|k| ids[k])
+        .collect()
+}
+
+/// Cuts one answer into the texts of the skeleton's slots (in skeleton order): anchors must
+/// match; among the cuts, the one with most slot texts seen alone wins. `None` when no cut
+/// matches the anchors.
+fn cut_sample(skel: &[Elem], slots: &[SlotSpan], text: &str) -> Option<Vec<String>> {
+    let toks = tokens(text);
+    let n = toks.len();
+    let e = skel.len();
+    const INF: u32 = u32::MAX / 2;
+    // best[i][p]: least cost to match skel[i..] against toks[p..]; choice for the path.
+    let mut best = vec![vec![INF; n + 1]; e + 1];
+    let mut choice = vec![vec![0usize; n + 1]; e + 1];
+    best[e][n] = 0;
+    for i in (0..e).rev() {
+        for p in (0..=n).rev() {
+            match &skel[i] {
+                Elem::Anchor(a) => {
+                    if p < n && toks[p] == a && best[i + 1][p + 1] < INF {
+                        best[i][p] = best[i + 1][p + 1];
+                        choice[i][p] = p + 1;
+                    }
+                }
+                Elem::Slot(k) => {
+                    let vocab = &slots[*k].vocab;
+                    let mut text = String::new();
+                    for q in p..=n.min(p + MAX_SLOT_TOKENS) {
+                        if q > p {
+                            text.push_str(toks[q - 1]);
+                        }
+                        let rest = best[i + 1][q];
+                        if rest >= INF {
+                            continue;
+                        }
+                        let c = rest + u32::from(!vocab.contains(&text)) * 2 + (q - p) as u32 / 8;
+                        if c < best[i][p] {
+                            best[i][p] = c;
+                            choice[i][p] = q;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if best[0][0] >= INF {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut p = 0;
+    for (i, el) in skel.iter().enumerate() {
+        let q = choice[i][p];
+        if let Elem::Slot(_) = el {
+            out.push(toks[p..q].concat());
+        }
+        p = q;
+    }
+    Some(out)
+}
+
+/// Learns one slot's text function from (word, text) pairs: a value table, context bits
+/// where one value prints two ways, a number rule, and a default.
+fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
+    let mut mask = mask;
+    for _ in 0..3 {
+        let conflicts = count_conflicts(mask, texts);
+        if conflicts == 0 {
+            break;
+        }
+        let best = groups
+            .iter()
+            .filter(|&&g| g & mask == 0)
+            .map(|&g| (count_conflicts(mask | g, texts), g))
+            .min_by_key(|&(c, g)| (c, g.count_ones(), g));
+        match best {
+            Some((c, g)) if c * 2 <= conflicts && g.count_ones() <= 16 => mask |= g,
+            _ => break,
+        }
+    }
+    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::new();
+    for &(w, t) in texts {
+        *by_key.entry(pext(w, mask)).or_default().entry(t).or_default() += 1;
+    }
+    let mut table: BTreeMap<u128, &str> = BTreeMap::new();
+    for (k, m) in &by_key {
+        let t = m.iter().max_by_key(|(t, c)| (**c, std::cmp::Reverse(**t))).map(|(t, _)| *t).unwrap_or("");
+        table.insert(*k, t);
+    }
+    let number = fit_number(mask, &table, groups);
+    let base_key = pext(base, mask);
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for (k, t) in &table {
+        if *k != base_key {
+            *counts.entry(t).or_default() += 1;
+        }
+    }
+    let otherwise = counts
+        .into_iter()
+        .max_by_key(|(t, c)| (*c, std::cmp::Reverse(*t)))
+        .map(|(t, _)| t.to_string());
+    // Keys the number rule prints right need no entry of their own.
+    let texts: Vec<(Key, String)> = table
+        .iter()
+        .filter(|(k, t)| {
+            let Some(n) = &number else { return true };
+            let mut s = String::new();
+            let w = deposit(**k, mask);
+            !(n.print_into(w, mask, &mut s) && s == **t)
+        })
+        .map(|(k, t)| (Key(*k), t.to_string()))
+        .collect();
+    Slot {
+        mask,
+        texts,
+        number,
+        otherwise,
+    }
+}
+
+fn count_conflicts(mask: u128, texts: &[(u128, &str)]) -> usize {
+    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::new();
+    for &(w, t) in texts {
+        *by_key.entry(pext(w, mask)).or_default().entry(t).or_default() += 1;
+    }
+    by_key
+        .values()
+        .map(|m| m.values().sum::<usize>() - m.values().max().copied().unwrap_or(0))
+        .sum()
+}
+
+/// A number rule for the slot's value table, when one explains most keys: the number is
+/// the packed bits of the whole slot or of one group inside it.
+fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Option<NumberRule> {
+    let mut cands: Vec<u128> = vec![mask];
+    cands.extend(groups.iter().copied().filter(|&g| g & mask == g && g != mask && g.count_ones() >= 2));
+    let mut best: Option<(usize, NumberRule)> = None;
+    for num in cands {
+        for signed in [false, true] {
+            for scale in [1u32, 2, 4, 8, 16] {
+                if let Some((hits, rule)) = try_rule(mask, num, signed, scale, table)
+                    && best.as_ref().is_none_or(|(h, _)| hits > *h)
+                {
+                    best = Some((hits, rule));
+                }
+            }
+        }
+    }
+    let (hits, rule) = best?;
+    (hits >= 4 && hits * 10 >= table.len() * 6).then_some(rule)
+}
+
+fn try_rule(mask: u128, num: u128, signed: bool, scale: u32, table: &BTreeMap<u128, &str>) -> Option<(usize, NumberRule)> {
+    let mut affixes: HashMap<(u128, bool), HashMap<(String, String), usize>> = HashMap::new();
+    let mut hex_votes = (0usize, 0usize);
+    let probe = NumberRule {
+        mask: num,
+        signed,
+        hex: false,
+        scale,
+        affixes: Vec::new(),
+    };
+    for (&k, t) in table {
+        let w = deposit(k, mask);
+        let n = probe.value(w);
+        let Some((pre, neg, v, suf, hex)) = parse_number(t) else { continue };
+        let printed = if neg { -(v as i128) } else { v as i128 };
+        if printed != n {
+            continue;
+        }
+        if hex {
+            hex_votes.0 += 1;
+        } else {
+            hex_votes.1 += 1;
+        }
+        let other = pext(w, mask & !num);
+        *affixes
+            .entry((other, neg))
+            .or_default()
+            .entry((pre.to_string(), suf.to_string()))
+            .or_default() += 1;
+    }
+    let hits: usize = affixes.values().map(|m| m.values().max().copied().unwrap_or(0)).sum();
+    if hits == 0 {
+        return None;
+    }
+    let mut list: Vec<(Key, bool, String, String)> = affixes
+        .into_iter()
+        .map(|((k, neg), m)| {
+            let ((p, s), _) = m.into_iter().max_by_key(|(a, c)| (*c, std::cmp::Reverse(a.clone()))).expect("non-empty");
+            (Key(k), neg, p, s)
+        })
+        .collect();
+    list.sort();
+    Some((
+        hits,
+        NumberRule {
+            mask: num,
+            signed,
+            hex: hex_votes.0 >= hex_votes.1,
+            scale,
+            affixes: list,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_keep_numbers_and_names_whole() {
+        assert_eq!(
+            tokens("@P0 TLD.LZ.EF P0, R0, [R2.U32+UR4+-0x10], 1.5e+10 ;"),
+            vec![
+                "@", "P0", " ", "TLD", ".", "LZ", ".", "EF", " ", "P0", ",", " ", "R0", ",", " ", "[", "R2", ".", "U32",
+                "+", "UR4", "+", "-", "0x10", "]", ",", " ", "1.5e+10", " ", ";"
+            ]
+        );
+    }
+
+    #[test]
+    fn pext_and_deposit_are_inverse() {
+        let mask = 0xf0u128 | 1 << 100;
+        assert_eq!(pext(0xa0 | 1 << 100, mask), 0b11010);
+        assert_eq!(deposit(0b11010, mask), 0xa0 | 1 << 100);
+    }
+
+    #[test]
+    fn numbers_parse_with_sign_and_affixes() {
+        assert_eq!(parse_number("+-0x10]"), Some(("+", true, 16, "]", true)));
+        assert_eq!(parse_number("R12.reuse"), Some(("R", false, 12, ".reuse", false)));
+        assert_eq!(parse_number("RZ"), None);
+    }
+
+    /// A made-up instruction: bits 16-23 a register (255 = RZ), bits 24-31 a signed offset
+    /// printed `+0x..` inside the brackets and left out at 0, bit 40 a `.X` modifier.
+    fn toy(w: u128) -> String {
+        let r = (w >> 16 & 0xff) as u8;
+        let o = (w >> 24 & 0xff) as u8 as i8;
+        let reg = if r == 255 { "RZ".to_string() } else { format!("R{r}") };
+        let off = match o {
+            0 => String::new(),
+            o if o < 0 => format!("+-0x{:x}", -(o as i32)),
+            o => format!("+0x{o:x}"),
+        };
+        let x = if w >> 40 & 1 == 1 { ".X" } else { "" };
+        format!("OP{x} [{reg}{off}] ;")
+    }
+
+    #[test]
+    fn learns_a_toy_instruction_and_prints_values_never_seen() {
+        let fixed = 0xffffu128 | !((1u128 << 41) - 1);
+        let groups = [0xffu128 << 16, 0xffu128 << 24, 1u128 << 40];
+        let mut words: Vec<u128> = vec![0];
+        for g in &groups {
+            for v in [1u128, 2, 4, 8, 0x80, 0xff, 3] {
+                words.push(deposit(v, *g));
+            }
+        }
+        // A few combinations, so the modifier and the offset are seen with other values.
+        for (i, w) in [(5u128, 0x11u128), (9, 0x7f), (17, 0x81)].iter().enumerate() {
+            words.push(w.0 << 16 | w.1 << 24 | (i as u128 & 1) << 40);
+        }
+        let texts: Vec<String> = words.iter().map(|&w| toy(w)).collect();
+        let samples: Vec<Sample> = words.iter().zip(&texts).map(|(w, t)| (*w, t.as_str())).collect();
+        let p = learn(fixed, &groups, &samples).expect("samples");
+        assert_eq!(p.learned_permille, 1000);
+        for w in [77u128 << 16 | 0x33 << 24, 200u128 << 16 | 0xf0 << 24 | 1 << 40, 255u128 << 16] {
+            assert_eq!(p.print(w), toy(w), "word {w:x}");
+        }
+    }
+}
+
+/// How many variants [`learn_printers`] gave a printer, and how the texts compare.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PrinterSummary {
+    /// Variants with legal answers to learn from.
+    pub variants: usize,
+    /// Variants whose learned printer is kept (it reproduces more answers than the
+    /// table-shaped reading).
+    pub kept: usize,
+    /// Legal answers learned from.
+    pub answers: usize,
+    /// Of those, reproduced by the kept reading (printer or table-shaped).
+    pub reproduced: usize,
+}
+
+/// Learns a printer for every variant of `tables` from the legal answers in `entries` (never
+/// the check split: the caller filters) and keeps it where it reproduces more of them than
+/// the table-shaped reading ([`crate::render::Renderer`]) does. Words are attributed to
+/// variants as `model` chooses.
+pub fn learn_printers(
+    tables: &mut [crate::spec::Table],
+    model: &super::model::Model,
+    entries: &[crate::oracle::Entry],
+) -> Result<PrinterSummary, crate::codec::CodecError> {
+    use rayon::prelude::*;
+    let codec = crate::codec::Codec::new(tables.to_vec())?;
+    let renderer = crate::render::Renderer::new(&codec);
+    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
+    for e in entries {
+        let crate::oracle::Answer::Text(t) = &e.answer else {
+            continue;
+        };
+        if t.is_empty() {
+            continue;
+        }
+        let Some(d) = codec.decode(e.arch, crate::codec::Word(e.word)) else {
+            continue;
+        };
+        let d = model.choose(&codec, d);
+        per.entry((d.id.table, d.id.variant))
+            .or_default()
+            .push((e.word, t.as_str()));
+    }
+    let mut jobs: Vec<((u16, u16), Vec<Sample>)> = per.into_iter().collect();
+    jobs.sort_by_key(|(k, _)| *k);
+    let learned: Vec<((u16, u16), Option<Printer>, usize, usize)> = jobs
+        .par_iter()
+        .map(|(id, samples)| {
+            let vid = crate::codec::VariantId {
+                table: id.0,
+                variant: id.1,
+            };
+            let v = codec.variant(vid);
+            let old = samples
+                .iter()
+                .filter(|(w, t)| {
+                    codec
+                        .decode_as(vid, crate::codec::Word(*w))
+                        .is_some_and(|d| renderer.render(&codec, &d) == *t)
+                })
+                .count();
+            let groups = candidate_groups(v);
+            let p = learn(v.fixed_mask, &groups, samples);
+            let new = p.as_ref().map_or(0, |p| samples.iter().filter(|(w, t)| p.print(*w) == *t).count());
+            let keep = new > old;
+            (*id, p.filter(|_| keep), old.max(new), samples.len())
+        })
+        .collect();
+    let mut sum = PrinterSummary::default();
+    for (id, p, ok, n) in learned {
+        sum.variants += 1;
+        sum.answers += n;
+        sum.reproduced += ok;
+        if p.is_some() {
+            sum.kept += 1;
+        }
+        tables[id.0 as usize].variants[id.1 as usize].printer = p;
+    }
+    Ok(sum)
+}
+
+/// The bit groups a printer is learned over: each field of the variant, then each bit that
+/// neither a field nor the fixed bits hold.
+pub fn candidate_groups(v: &crate::spec::Variant) -> Vec<u128> {
+    let mut groups: Vec<u128> = v.fields.iter().map(|f| f.mask()).filter(|&m| m != 0).collect();
+    let held = groups.iter().fold(v.fixed_mask, |a, &m| a | m);
+    groups.extend((0..128).map(|b| 1u128 << b).filter(|&m| m & held == 0));
+    groups
+}

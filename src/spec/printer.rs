@@ -1,0 +1,183 @@
+//! A learned printer, as data: nvdisasm's text for a variant's words as an ordered list of
+//! slots, each a function of some bits of the word (value table, number rule, default).
+//! Learned by [`crate::reading::printer::learn`]; kept in resolved/tables.json on the variant;
+//! printed by [`Printer::print_into`] for any table (no rule per mnemonic or arch).
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A learned printer for one variant: concatenate the slots' texts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Printer {
+    /// Slots in print order.
+    pub slots: Vec<Slot>,
+    /// Share of the legal answers learned from that this printer reproduces exactly, in
+    /// per mille (provenance; 1000 = all).
+    pub learned_permille: u32,
+}
+
+/// One piece of the text: fixed text (`mask` = 0) or a function of the bits in `mask`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slot {
+    /// Word bits the text depends on (bit 0 = least significant bit of the word).
+    #[serde(serialize_with = "hex_ser", deserialize_with = "hex_de")]
+    pub mask: u128,
+    /// Text per key, the key being the bits of `mask` packed low first ([`pext`]); sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub texts: Vec<(Key, String)>,
+    /// How a value never seen prints, when the texts follow a number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<NumberRule>,
+    /// Text for a key neither `texts` nor `number` covers: the most common text of the keys
+    /// other than the base's (a slot that prints when any of its bits is set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub otherwise: Option<String>,
+}
+
+/// A packed key of up to 128 bits, written as lowercase hex in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key(pub u128);
+
+impl Serialize for Key {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:x}", self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        let s = String::deserialize(d)?;
+        u128::from_str_radix(&s, 16)
+            .map(Key)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+pub(crate) fn hex_ser<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{v:x}"))
+}
+
+pub(crate) fn hex_de<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+    let s = String::deserialize(d)?;
+    u128::from_str_radix(&s, 16).map_err(serde::de::Error::custom)
+}
+
+/// A slot's number: `prefix + number(bits of mask) + suffix`, the affixes chosen by the other
+/// bits of the slot and the sign (`+0x4` / `+-0x4`, `R12`, `UR3`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumberRule {
+    /// Bits of the number, packed low first.
+    #[serde(serialize_with = "hex_ser", deserialize_with = "hex_de")]
+    pub mask: u128,
+    /// Two's complement of the mask's width (`-0x10`).
+    pub signed: bool,
+    /// Printed as `0x...` (else decimal).
+    pub hex: bool,
+    /// The printed number is the value times this.
+    pub scale: u32,
+    /// (key of the slot's other bits, negative) -> (prefix, suffix).
+    pub affixes: Vec<(Key, bool, String, String)>,
+}
+
+/// Packs the bits of `word` selected by `mask`, lowest first.
+pub fn pext(word: u128, mask: u128) -> u128 {
+    let mut out = 0u128;
+    let mut m = mask;
+    let mut i = 0;
+    while m != 0 {
+        let b = m.trailing_zeros();
+        out |= (word >> b & 1) << i;
+        i += 1;
+        m &= m - 1;
+    }
+    out
+}
+
+impl Printer {
+    /// The text of `word` (a word of the variant this printer was learned for).
+    pub fn print_into(&self, word: u128, out: &mut String) {
+        for s in &self.slots {
+            s.print_into(word, out);
+        }
+    }
+
+    /// [`Printer::print_into`] into a new string.
+    pub fn print(&self, word: u128) -> String {
+        let mut s = String::with_capacity(64);
+        self.print_into(word, &mut s);
+        s
+    }
+}
+
+impl Slot {
+    fn print_into(&self, word: u128, out: &mut String) {
+        let key = pext(word, self.mask);
+        if let Ok(i) = self.texts.binary_search_by_key(&Key(key), |(k, _)| *k) {
+            out.push_str(&self.texts[i].1);
+            return;
+        }
+        if let Some(n) = &self.number
+            && n.print_into(word, self.mask, out)
+        {
+            return;
+        }
+        if let Some(t) = &self.otherwise {
+            out.push_str(t);
+        }
+    }
+}
+
+impl NumberRule {
+    /// The printed number of `word`.
+    pub fn value(&self, word: u128) -> i128 {
+        let v = pext(word, self.mask);
+        let w = self.mask.count_ones();
+        let n = if self.signed && w > 0 && w < 128 && v >> (w - 1) & 1 == 1 {
+            v as i128 - (1i128 << w)
+        } else {
+            v as i128
+        };
+        n * self.scale as i128
+    }
+
+    /// Prints the number of `word` with its affixes; `false` when no affix pair is known for
+    /// the other bits of the slot and the sign.
+    pub fn print_into(&self, word: u128, slot_mask: u128, out: &mut String) -> bool {
+        let n = self.value(word);
+        let other = Key(pext(word, slot_mask & !self.mask));
+        let neg = n < 0;
+        let Some((_, _, pre, suf)) = self
+            .affixes
+            .iter()
+            .find(|(k, s, _, _)| *k == other && *s == neg)
+        else {
+            return false;
+        };
+        out.push_str(pre);
+        out.push_str(&format_number(n, self.hex));
+        out.push_str(suf);
+        true
+    }
+}
+
+fn format_number(n: i128, hex: bool) -> String {
+    match (hex, n < 0) {
+        (true, false) => format!("0x{n:x}"),
+        (true, true) => format!("-0x{:x}", n.unsigned_abs()),
+        (false, _) => format!("{n}"),
+    }
+}
+
+/// The word whose bits under `mask` are `key` (the inverse of [`pext`]), other bits 0.
+pub fn deposit(key: u128, mask: u128) -> u128 {
+    let mut out = 0u128;
+    let mut m = mask;
+    let mut i = 0;
+    while m != 0 {
+        let b = m.trailing_zeros();
+        out |= (key >> i & 1) << b;
+        i += 1;
+        m &= m - 1;
+    }
+    out
+}
+
