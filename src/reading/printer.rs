@@ -26,7 +26,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 const MAX_SLOT_TOKENS: usize = 24;
 
 /// nvdisasm text cut into tokens: runs of letters, digits, `_` and `?` (a number such as
-/// `1.5e+10` or `0x1f` stays one token), runs of spaces, and every other character alone.
+/// `1.5e+10` or `0x1f` stays one token), such a run with the dot before it (`.EF`), runs of
+/// spaces, and every other character alone.
 pub fn tokens(text: &str) -> Vec<&str> {
     let b = text.as_bytes();
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'?';
@@ -45,6 +46,13 @@ pub fn tokens(text: &str) -> Vec<&str> {
                 } else {
                     break;
                 }
+            }
+        } else if b[i] == b'.' && i + 1 < b.len() && word(b[i + 1]) {
+            // `.EF`, `.U32`, `.reuse`: a dot-modifier is one token with its dot, so an inserted
+            // modifier lines up on one side of its neighbours only.
+            i += 1;
+            while i < b.len() && word(b[i]) {
+                i += 1;
             }
         } else if b[i] == b' ' {
             while i < b.len() && b[i] == b' ' {
@@ -424,18 +432,21 @@ fn cut_sample(skel: &[Elem], slots: &[SlotSpan], text: &str) -> Option<Vec<Strin
 /// where one value prints two ways, a number rule, and a default.
 fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
     let mut mask = mask;
+    let n = texts.len();
     for _ in 0..3 {
-        let conflicts = count_conflicts(mask, texts);
-        if conflicts == 0 {
+        let now = loo_score(mask, texts);
+        if now == n {
             break;
         }
         let best = groups
             .iter()
             .filter(|&&g| g & mask == 0)
-            .map(|&g| (count_conflicts(mask | g, texts), g))
-            .min_by_key(|&(c, g)| (c, g.count_ones(), g));
+            .map(|&g| (loo_score(mask | g, texts), g))
+            .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
         match best {
-            Some((c, g)) if c * 2 <= conflicts && g.count_ones() <= 16 => mask |= g,
+            // Context bits must help on answers they were not fitted to (leave-one-out), by
+            // at least 1% of the answers: a wide field that makes every key unique does not.
+            Some((c, g)) if c > now && (c - now) * 100 >= n => mask |= g,
             _ => break,
         }
     }
@@ -479,14 +490,22 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
     }
 }
 
-fn count_conflicts(mask: u128, texts: &[(u128, &str)]) -> usize {
+/// How many answers the value table predicts when each answer is left out of the table it
+/// is predicted from: a key's majority text is right for its other answers only when it still
+/// leads without them.
+fn loo_score(mask: u128, texts: &[(u128, &str)]) -> usize {
     let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::new();
     for &(w, t) in texts {
         *by_key.entry(pext(w, mask)).or_default().entry(t).or_default() += 1;
     }
     by_key
         .values()
-        .map(|m| m.values().sum::<usize>() - m.values().max().copied().unwrap_or(0))
+        .map(|m| {
+            let mut c: Vec<usize> = m.values().copied().collect();
+            c.sort_unstable_by(|a, b| b.cmp(a));
+            let (c1, c2) = (c[0], c.get(1).copied().unwrap_or(0));
+            if c1 >= 2 && c1 - 1 > c2 { c1 } else { 0 }
+        })
         .sum()
 }
 
@@ -574,7 +593,7 @@ mod tests {
         assert_eq!(
             tokens("@P0 TLD.LZ.EF P0, R0, [R2.U32+UR4+-0x10], 1.5e+10 ;"),
             vec![
-                "@", "P0", " ", "TLD", ".", "LZ", ".", "EF", " ", "P0", ",", " ", "R0", ",", " ", "[", "R2", ".", "U32",
+                "@", "P0", " ", "TLD", ".LZ", ".EF", " ", "P0", ",", " ", "R0", ",", " ", "[", "R2", ".U32",
                 "+", "UR4", "+", "-", "0x10", "]", ",", " ", "1.5e+10", " ", ";"
             ]
         );
@@ -694,10 +713,26 @@ pub fn learn_printers(
                 })
                 .count();
             let groups = candidate_groups(v);
-            let p = learn(v.fixed_mask, &groups, samples);
-            let new = p.as_ref().map_or(0, |p| samples.iter().filter(|(w, t)| p.print(*w) == *t).count());
-            let keep = new > old;
-            (*id, p.filter(|_| keep), old.max(new), samples.len())
+            // Decide on answers the printer was not fitted to: every fifth word (by a hash of
+            // the word) is kept aside, the printer learned from the rest; the kept printer is
+            // then learned from all of them.
+            let aside = |w: u128| (w ^ w >> 64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 61 == 0;
+            let (val, fit): (Vec<Sample>, Vec<Sample>) = samples.iter().partition(|(w, _)| aside(*w));
+            let trial = learn(v.fixed_mask, &groups, &fit);
+            let right = |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.print(*w) == *t).count();
+            let old_val = val
+                .iter()
+                .filter(|(w, t)| {
+                    codec
+                        .decode_as(vid, crate::codec::Word(*w))
+                        .is_some_and(|d| renderer.render(&codec, &d) == *t)
+                })
+                .count();
+            let keep = trial.as_ref().is_some_and(|p| right(p, &val) > old_val)
+                || (val.is_empty() && trial.as_ref().is_some_and(|p| right(p, &fit) > old));
+            let p = keep.then(|| learn(v.fixed_mask, &groups, samples)).flatten();
+            let new = p.as_ref().map_or(0, |p| right(p, samples));
+            (*id, p, if keep { new } else { old }, samples.len())
         })
         .collect();
     let mut sum = PrinterSummary::default();
