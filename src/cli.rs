@@ -398,6 +398,10 @@ enum OracleCmd {
     /// other bit, then swept around the first legal pair) into
     /// DIR/forms/<ARCH>-<MNEMONIC>.tsv; see `reading::forms`.
     Forms(FormsArgs),
+    /// Record the printer's sweep experiment (around each form of each variant, every group
+    /// swept alone; see `reading::printer::form_sweep_words`) into
+    /// DIR/sweeps/<ARCH>-<MNEMONIC>.tsv. Reads the resolved tables and the learn answers.
+    Sweeps(FormsArgs),
 }
 
 #[derive(Args, Debug)]
@@ -542,6 +546,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Oracle(OracleCmd::Run(a)) => oracle_run(&a),
         Cmd::Oracle(OracleCmd::Combos(a)) => record_combos(&a),
         Cmd::Oracle(OracleCmd::Forms(a)) => record_forms(&a),
+        Cmd::Oracle(OracleCmd::Sweeps(a)) => record_sweeps(&a),
         Cmd::Oracle(OracleCmd::Manifest(a)) => oracle_manifest(&a),
         Cmd::Diff(a) => diff_cmd(&a),
         Cmd::Lint(a) => lint_cmd(&a),
@@ -1133,6 +1138,60 @@ fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
     }
     writer.commit()?;
     eprintln!("{}: committed with MANIFEST.json", a.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn record_sweeps(a: &FormsArgs) -> Result<ExitCode> {
+    use sass_conform::reading::printer::{form_sweep_words, samples_by_variant};
+    oracle::interrupt::install()?;
+    let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
+    let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
+    let model = model.unwrap_or_default();
+    let entries = load_entries_where(&a.out, sass_conform::reading::combos::is_learnable)?;
+    let per = samples_by_variant(&codec, &model, &entries);
+    let known: std::collections::HashSet<(Arch, u128)> =
+        entries.iter().map(|e| (e.arch, e.word)).collect();
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let mut writer = oracle::OracleWriter::open(&a.out)?;
+    let mut staged = 0;
+    for (ti, t) in codec.tables.iter().enumerate() {
+        let arch = t.arch.expect("codec tables have an arch");
+        let mut want: Vec<u128> = t
+            .variants
+            .iter()
+            .enumerate()
+            .flat_map(|(vi, v)| {
+                let empty = Vec::new();
+                let s = per.get(&(ti as u16, vi as u16)).unwrap_or(&empty);
+                form_sweep_words(v, s)
+            })
+            .filter(|w| !known.contains(&(arch, *w)))
+            .collect();
+        want.sort_unstable();
+        want.dedup();
+        if want.is_empty() {
+            continue;
+        }
+        let pb = indicatif::ProgressBar::new(want.len() as u64);
+        pb.set_message(format!("{arch} {} sweeps", t.mnemonic));
+        let answers = nv.disassemble(arch, &want, Some(&pb))?;
+        pb.finish_and_clear();
+        let mut rows: Vec<Entry> = want
+            .iter()
+            .zip(answers)
+            .map(|(&word, answer)| Entry { arch, word, answer })
+            .collect();
+        let rel = format!("sweeps/{arch}-{}.tsv", t.mnemonic);
+        writer.stage_entries(&rel, arch, &mut rows, nv.version(), &command)?;
+        eprintln!("{}: {} words (staged)", a.out.join(&rel).display(), rows.len());
+        staged += 1;
+    }
+    if staged > 0 {
+        writer.commit()?;
+        eprintln!("{}: committed with MANIFEST.json", a.out.display());
+    } else {
+        eprintln!("no variant needs a sweep around its forms");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -96,12 +96,20 @@ pub type Sample<'a> = (u128, &'a str);
 /// select the variant; `groups` the candidate bit groups (fields of the resolved layout, then
 /// free bits). `None` when there is no answer to learn from.
 pub fn learn(fixed_mask: u128, groups: &[u128], samples: &[Sample]) -> Option<Printer> {
+    learn_at(fixed_mask, groups, samples, true)
+}
+
+fn learn_at(fixed_mask: u128, groups: &[u128], samples: &[Sample], top: bool) -> Option<Printer> {
     let samples: Vec<Sample> = samples.iter().copied().filter(|(_, t)| !t.is_empty()).collect();
     let base = *samples
         .iter()
         .min_by_key(|(w, _)| ((w & !fixed_mask).count_ones(), *w))?;
     let t0 = tokens(base.1);
     let spans = group_spans(fixed_mask, groups, &samples, base, &t0);
+    let form = if top { form_mask(&spans) } else { 0 };
+    if form != 0 {
+        return learn_forms(fixed_mask, form, groups, &samples);
+    }
     let slots = merge_spans(spans);
     let mut skel = skeleton(&t0, &slots);
     order_gaps(&mut skel, &slots, &samples);
@@ -126,6 +134,58 @@ pub fn learn(fixed_mask: u128, groups: &[u128], samples: &[Sample]) -> Option<Pr
     let mut p = Printer {
         slots: out,
         learned_permille: 0,
+        form_mask: 0,
+        forms: Vec::new(),
+    };
+    let ok = samples.iter().filter(|(w, t)| p.print(*w) == *t).count();
+    p.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
+    Some(p)
+}
+
+/// Most form bits one printer splits on.
+const MAX_FORM_BITS: u32 = 4;
+
+/// Form bits: small groups whose span in the base text holds the spans of at least two other
+/// groups (the group rewrites a stretch where other fields print).
+fn form_mask(spans: &[Span]) -> u128 {
+    let mut found: Vec<(usize, u128)> = spans
+        .iter()
+        .filter(|s| s.mask.count_ones() <= 3 && s.end > s.start)
+        .map(|s| {
+            let inside = spans
+                .iter()
+                .filter(|o| o.mask != s.mask && s.start <= o.start && o.end <= s.end && (o.end > o.start || (s.start < o.start && o.start < s.end)))
+                .count();
+            (inside, s.mask)
+        })
+        .filter(|&(inside, _)| inside >= 2)
+        .collect();
+    found.sort_by_key(|&(inside, m)| (std::cmp::Reverse(inside), m));
+    let mut mask = 0u128;
+    for (_, m) in found {
+        if (mask | m).count_ones() <= MAX_FORM_BITS {
+            mask |= m;
+        }
+    }
+    mask
+}
+
+/// One printer per value of the form bits, each learned from the answers of that value.
+fn learn_forms(fixed_mask: u128, form: u128, groups: &[u128], samples: &[Sample]) -> Option<Printer> {
+    let mut parts: BTreeMap<u128, Vec<Sample>> = BTreeMap::new();
+    for &s in samples {
+        parts.entry(pext(s.0, form)).or_default().push(s);
+    }
+    let inner: Vec<u128> = groups.iter().map(|&g| g & !form).filter(|&g| g != 0).collect();
+    let forms: Vec<(Key, Printer)> = parts
+        .iter()
+        .filter_map(|(k, part)| learn_at(fixed_mask | form, &inner, part, false).map(|p| (Key(*k), p)))
+        .collect();
+    let mut p = Printer {
+        slots: Vec::new(),
+        learned_permille: 0,
+        form_mask: form,
+        forms,
     };
     let ok = samples.iter().filter(|(w, t)| p.print(*w) == *t).count();
     p.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
@@ -678,22 +738,7 @@ pub fn learn_printers(
     use rayon::prelude::*;
     let codec = crate::codec::Codec::new(tables.to_vec())?;
     let renderer = crate::render::Renderer::new(&codec);
-    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
-    for e in entries {
-        let crate::oracle::Answer::Text(t) = &e.answer else {
-            continue;
-        };
-        if t.is_empty() {
-            continue;
-        }
-        let Some(d) = codec.decode(e.arch, crate::codec::Word(e.word)) else {
-            continue;
-        };
-        let d = model.choose(&codec, d);
-        per.entry((d.id.table, d.id.variant))
-            .or_default()
-            .push((e.word, t.as_str()));
-    }
+    let per = samples_by_variant(&codec, model, entries);
     let mut jobs: Vec<((u16, u16), Vec<Sample>)> = per.into_iter().collect();
     jobs.sort_by_key(|(k, _)| *k);
     let learned: Vec<((u16, u16), Option<Printer>, usize, usize)> = jobs
@@ -755,4 +800,78 @@ pub fn candidate_groups(v: &crate::spec::Variant) -> Vec<u128> {
     let held = groups.iter().fold(v.fixed_mask, |a, &m| a | m);
     groups.extend((0..128).map(|b| 1u128 << b).filter(|&m| m & held == 0));
     groups
+}
+
+/// The legal, non-empty answers of `entries` per variant `(table, variant)`, each word
+/// attributed to the variant `model` chooses.
+pub fn samples_by_variant<'a>(
+    codec: &crate::codec::Codec,
+    model: &super::model::Model,
+    entries: &'a [crate::oracle::Entry],
+) -> HashMap<(u16, u16), Vec<Sample<'a>>> {
+    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
+    for e in entries {
+        let crate::oracle::Answer::Text(t) = &e.answer else {
+            continue;
+        };
+        if t.is_empty() {
+            continue;
+        }
+        let Some(d) = codec.decode(e.arch, crate::codec::Word(e.word)) else {
+            continue;
+        };
+        let d = model.choose(&codec, d);
+        per.entry((d.id.table, d.id.variant))
+            .or_default()
+            .push((e.word, t.as_str()));
+    }
+    per
+}
+
+/// The sweep experiment around each form of a variant: for every value of its form bits seen
+/// in `samples` (legal answers), the fixed word with those form bits, then that word with each
+/// candidate group set to every value (groups up to 3 bits) or to each single bit, all ones
+/// and two fixed patterns (wider groups). Empty when the variant has no form bits. These are
+/// the words a printer needs to find each group's place in the text of each form.
+pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u128> {
+    let samples: Vec<Sample> = samples.iter().copied().filter(|(_, t)| !t.is_empty()).collect();
+    let Some(&base) = samples
+        .iter()
+        .min_by_key(|(w, _)| ((w & !v.fixed_mask).count_ones(), *w))
+    else {
+        return Vec::new();
+    };
+    let groups = candidate_groups(v);
+    let t0 = tokens(base.1);
+    let spans = group_spans(v.fixed_mask, &groups, &samples, base, &t0);
+    let form = form_mask(&spans);
+    if form == 0 {
+        return Vec::new();
+    }
+    let keys: std::collections::BTreeSet<u128> = samples.iter().map(|(w, _)| pext(*w, form)).collect();
+    let mut out = Vec::new();
+    for k in keys {
+        let b = v.fixed_value | deposit(k, form);
+        out.push(b);
+        for &g in &groups {
+            let g = g & !form;
+            let w = g.count_ones();
+            if w == 0 {
+                continue;
+            }
+            let values: Vec<u128> = if w <= 3 {
+                (1..1u128 << w).collect()
+            } else {
+                let all = if w >= 128 { u128::MAX } else { (1u128 << w) - 1 };
+                (0..w)
+                    .map(|i| 1u128 << i)
+                    .chain([all, 0x5555_5555_5555_5555_5555_5555_5555_5555 & all, 0x3333_3333_3333_3333_3333_3333_3333_3333 & all])
+                    .collect()
+            };
+            out.extend(values.into_iter().map(|x| b & !g | deposit(x, g)));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }

@@ -13,6 +13,18 @@ pub struct Printer {
     /// Share of the legal answers learned from that this printer reproduces exactly, in
     /// per mille (provenance; 1000 = all).
     pub learned_permille: u32,
+    /// Form bits: bits whose value changes the shape of the whole text (SM80 LD's
+    /// `desc[UR0][R0.64]` against `[R0.U32+UR0]`); 0 when there are none. With form bits the
+    /// text is printed by the printer of `forms` whose key is the packed form bits.
+    #[serde(default, skip_serializing_if = "is_zero", serialize_with = "hex_ser", deserialize_with = "hex_de")]
+    pub form_mask: u128,
+    /// One printer per value of the form bits seen, sorted by key (empty without form bits).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forms: Vec<(Key, Printer)>,
+}
+
+fn is_zero(v: &u128) -> bool {
+    *v == 0
 }
 
 /// One piece of the text: fixed text (`mask` = 0) or a function of the bits in `mask`.
@@ -95,6 +107,14 @@ pub fn pext(word: u128, mask: u128) -> u128 {
 impl Printer {
     /// The text of `word` (a word of the variant this printer was learned for).
     pub fn print_into(&self, word: u128, out: &mut String) {
+        if self.form_mask != 0 {
+            let key = Key(pext(word, self.form_mask));
+            let i = self.forms.binary_search_by_key(&key, |(k, _)| *k).unwrap_or(0);
+            if let Some((_, p)) = self.forms.get(i) {
+                p.print_into(word, out);
+            }
+            return;
+        }
         for s in &self.slots {
             s.print_into(word, out);
         }
