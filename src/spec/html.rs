@@ -82,12 +82,16 @@ fn tree(text: &str) -> Result<Vec<Node>, (usize, String)> {
         }
         let rest = &text[i..];
         if let Some(r) = rest.strip_prefix("<!--") {
-            let k = r.find("-->").ok_or((i, "comment `<!--` never closed".to_string()))?;
+            let k = r
+                .find("-->")
+                .ok_or((i, "comment `<!--` never closed".to_string()))?;
             i += 4 + k + 3;
             continue;
         }
         if rest.starts_with("<!") || rest.starts_with("<?") {
-            let k = rest.find('>').ok_or((i, "declaration never closed".to_string()))?;
+            let k = rest
+                .find('>')
+                .ok_or((i, "declaration never closed".to_string()))?;
             i += k + 1;
             continue;
         }
@@ -242,9 +246,11 @@ fn decode(s: &str) -> String {
             Some("gt") => Some('>'),
             Some("quot") => Some('"'),
             Some("apos") => Some('\''),
-            Some(e) if e.starts_with("#x") || e.starts_with("#X") => u32::from_str_radix(&e[2..], 16)
-                .ok()
-                .and_then(char::from_u32),
+            Some(e) if e.starts_with("#x") || e.starts_with("#X") => {
+                u32::from_str_radix(&e[2..], 16)
+                    .ok()
+                    .and_then(char::from_u32)
+            }
             Some(e) if e.starts_with('#') => e[1..].parse().ok().and_then(char::from_u32),
             _ => None,
         };
@@ -382,7 +388,10 @@ pub fn parse_html(file: &str, text: &str) -> Result<Table, SpecError> {
         .filter(|&n| nodes[n].name == "div" && doc.has_class(n, "spec"))
         .collect();
     if specs.is_empty() {
-        return Err(err(0, "no `<div class=\"spec\">` variant in the page".into()));
+        return Err(err(
+            0,
+            "no `<div class=\"spec\">` variant in the page".into(),
+        ));
     }
     let mut table = Table {
         path: file.to_string(),
@@ -423,7 +432,11 @@ fn variant(
     let key = below
         .iter()
         .filter(|&&n| nodes[n].name == "p")
-        .find_map(|&n| clean(&doc.own_text(n)).strip_prefix("key:").map(|k| k.trim().to_string()))
+        .find_map(|&n| {
+            clean(&doc.own_text(n))
+                .strip_prefix("key:")
+                .map(|k| k.trim().to_string())
+        })
         .ok_or((at, format!("variant #{idx}: no `<p> key: ...</p>`")))?;
     let ctx = |m: String| format!("variant #{idx} `{key}`: {m}");
     let title = find(&|n| nodes[n].name == "span" && doc.has_class(n, "base-name"))
@@ -539,7 +552,10 @@ fn variant(
         let mut values = Vec::new();
         let mut width = 0;
         for tr in rows_of(doc, t) {
-            let tds: Vec<usize> = doc.children(tr).filter(|&n| nodes[n].name == "td").collect();
+            let tds: Vec<usize> = doc
+                .children(tr)
+                .filter(|&n| nodes[n].name == "td")
+                .collect();
             let [b, n] = tds[..] else {
                 return Err((
                     nodes[tr].at,

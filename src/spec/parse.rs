@@ -321,7 +321,9 @@ pub fn parse_signature(text: &str) -> Result<Signature, String> {
         let bad = |why: &str| format!("malformed operand `{part}` in signature `{text}`: {why}");
         let Some(open) = part.find('[') else {
             if part.contains(char::is_whitespace) || part.contains([']', '+']) {
-                return Err(bad("an operand name is one word (or brackets: `[R+I]`, `c[I][I]`)"));
+                return Err(bad(
+                    "an operand name is one word (or brackets: `[R+I]`, `c[I][I]`)",
+                ));
             }
             operands.push(SigOperand::Plain(atoms.len()));
             atoms.push(OperandKind::from_token(part));
@@ -329,7 +331,9 @@ pub fn parse_signature(text: &str) -> Result<Signature, String> {
         };
         let prefix = part[..open].trim();
         if !prefix.chars().all(|c| c.is_ascii_alphabetic()) {
-            return Err(bad("the text before `[` must be letters (`c`, `cx`, `desc`)"));
+            return Err(bad(
+                "the text before `[` must be letters (`c`, `cx`, `desc`)",
+            ));
         }
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut rest = &part[open..];
@@ -497,7 +501,11 @@ pub(crate) fn header_bits_of(cells: &[&str]) -> Result<Vec<u8>, String> {
         let label: u8 = match cell.trim().parse() {
             Ok(n) if n < 8 => n,
             _ => {
-                let shown: String = cell.chars().take(40).flat_map(char::escape_default).collect();
+                let shown: String = cell
+                    .chars()
+                    .take(40)
+                    .flat_map(char::escape_default)
+                    .collect();
                 return Err(format!(
                     "header cell {} is `{shown}`, not a bit number 0-7",
                     col + 1
@@ -738,7 +746,13 @@ fn finish_field(a: FieldAcc) -> Field {
     }
 }
 
-pub(crate) fn oddity(line: usize, v: &Variant, kind: &str, bits: Vec<u8>, message: String) -> Oddity {
+pub(crate) fn oddity(
+    line: usize,
+    v: &Variant,
+    kind: &str,
+    bits: Vec<u8>,
+    message: String,
+) -> Oddity {
     Oddity {
         line,
         key: v.key.clone(),
@@ -781,7 +795,10 @@ pub(crate) fn group_title(t: &str) -> Option<GroupTitle> {
     if let Some(n) = t.strip_prefix("Modifier Group ") {
         return title_numbers(n).map(numbered);
     }
-    if let Some(n) = t.strip_prefix("modi ").and_then(|n| n.strip_suffix(" modifiers")) {
+    if let Some(n) = t
+        .strip_prefix("modi ")
+        .and_then(|n| n.strip_suffix(" modifiers"))
+    {
         return title_numbers(n).map(numbered);
     }
     let rest = t.strip_prefix("Operand ")?;
@@ -795,7 +812,10 @@ pub(crate) fn group_title(t: &str) -> Option<GroupTitle> {
         });
     }
     let (n, k) = rest.split_once(" operand modifiers (modi ")?;
-    let (n, k): (u8, u8) = (n.trim().parse().ok()?, k.strip_suffix(')')?.trim().parse().ok()?);
+    let (n, k): (u8, u8) = (
+        n.trim().parse().ok()?,
+        k.strip_suffix(')')?.trim().parse().ok()?,
+    );
     Some(GroupTitle {
         kind: GroupKind::Operand,
         index: n,
@@ -871,7 +891,11 @@ pub(crate) fn group_of(
 /// long, a control character in the name.
 pub(crate) fn modifier_row(bin: &str, name: &str, line: usize) -> Result<ModifierValue, String> {
     if bin.is_empty() || !bin.bytes().all(|b| b == b'0' || b == b'1') || bin.len() > 32 {
-        let shown: String = bin.chars().take(40).flat_map(char::escape_default).collect();
+        let shown: String = bin
+            .chars()
+            .take(40)
+            .flat_map(char::escape_default)
+            .collect();
         return Err(format!("`{shown}` is not a binary value of 1-32 digits"));
     }
     if name.chars().any(char::is_control) {
