@@ -436,7 +436,7 @@ fn bad_tables_are_skipped_and_the_others_load() {
     std::fs::write(d.join("CUT.html"), &lds[..20000]).unwrap();
     let ld = std::fs::read_to_string("specs/sm80/LD.txt").unwrap();
     std::fs::write(d.join("BAD.txt"), ld.replacen("R,[R]", "R,[R", 1)).unwrap();
-    let (tables, skipped) = load_tables_lenient(&[d.clone()], None);
+    let (tables, skipped) = load_tables_lenient(std::slice::from_ref(&d), None);
     let loaded: Vec<String> = tables.iter().map(|t| t.mnemonic.clone()).collect();
     assert_eq!(loaded, ["LD", "LDS"]);
     let why: Vec<(String, String)> = skipped
@@ -460,7 +460,7 @@ fn bad_tables_are_skipped_and_the_others_load() {
         "{why:?}"
     );
     // The strict loader stops at the first bad table.
-    assert!(load_tables(&[d.clone()], None).is_err());
+    assert!(load_tables(std::slice::from_ref(&d), None).is_err());
     // A missing folder is one skipped entry.
     let (t, s) = load_tables_lenient(&[d.join("nothing-here")], None);
     assert!(t.is_empty() && s.len() == 1);
