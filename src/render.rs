@@ -189,6 +189,21 @@ impl Renderer {
             let printed = match op {
                 SigOperand::Plain(i) => atom(&p.atoms[*i], vals, None, out),
                 SigOperand::Memory(ids) => memory(p, v, ids, vals, out),
+                // Constant-bank forms (`c[0x3][R2+0x10]`): bracket groups as written.
+                SigOperand::Bracketed { prefix, groups } => {
+                    out.push_str(prefix);
+                    for g in groups {
+                        out.push('[');
+                        for (k, &i) in g.iter().enumerate() {
+                            if k > 0 {
+                                out.push('+');
+                            }
+                            atom(&p.atoms[i], vals, None, out);
+                        }
+                        out.push(']');
+                    }
+                    true
+                }
             };
             if printed {
                 first = false;

@@ -1,14 +1,21 @@
-//! Arbitrary text through the table parser: an error or a table, never a panic; a parsed
-//! table must also build a codec and decode its own fixed words.
+//! Arbitrary text through the table parsers: an error or a table, never a panic; a parsed
+//! table must also build a codec and decode its own fixed words. Input that looks like HTML
+//! (starts with `<` after blanks) goes to the nv_isa_solver page reader, the rest to the text
+//! dialects.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use sass_conform::codec::{Codec, Word};
-use sass_conform::spec::parse_table;
+use sass_conform::spec::{parse_html, parse_table};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(mut t) = parse_table("fuzz.txt", text) else { return };
+    let parsed = if text.trim_start().starts_with('<') {
+        parse_html("fuzz.html", text)
+    } else {
+        parse_table("fuzz.txt", text)
+    };
+    let Ok(mut t) = parsed else { return };
     t.arch.get_or_insert(sass_conform::Arch(90));
     let fixed: Vec<u128> = t.variants.iter().map(|v| v.fixed_value).collect();
     let Ok(c) = Codec::new(vec![t]) else { return };

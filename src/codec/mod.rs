@@ -16,7 +16,7 @@ pub use sweep::{SplitMix64, sweep_words};
 pub use word::{Word, bit_list};
 
 use crate::arch::Arch;
-use crate::spec::{Field, FieldKind, GroupKind, ModifierName, Table, Variant};
+use crate::spec::{Field, ModifierName, Table, Variant};
 use index::{Candidate, Index};
 use layout::Layouts;
 use std::collections::BTreeMap;
@@ -349,11 +349,7 @@ impl Codec {
 
 /// The modifier table a field is looked up in, if it is a modifier field and the table exists.
 pub fn field_group<'a>(v: &'a Variant, f: &Field) -> Option<&'a crate::spec::ModifierGroup> {
-    match f.kind {
-        FieldKind::Modifier(n) => v.group(GroupKind::Mnemonic, n),
-        FieldKind::OperandModifier => v.groups.iter().find(|g| g.kind == GroupKind::Operand),
-        _ => None,
-    }
+    v.field_group(f)
 }
 
 /// The table's name for a modifier field's value (`None` for non-modifier fields and values

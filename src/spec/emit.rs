@@ -164,11 +164,7 @@ fn printed(name: &ModifierName) -> String {
 
 /// The modifier table a resolved modifier field is looked up in.
 fn field_group<'a>(v: &'a Variant, f: &Field) -> Option<&'a ModifierGroup> {
-    match f.kind {
-        FieldKind::Modifier(n) => v.group(GroupKind::Mnemonic, n),
-        FieldKind::OperandModifier => v.groups.iter().find(|g| g.kind == GroupKind::Operand),
-        _ => None,
-    }
+    v.field_group(f)
 }
 
 /// Whether `name` can be written as a row name in `dialect` and read back unchanged.
@@ -217,13 +213,13 @@ fn renamed_row(body: &str, name: &str, dialect: Dialect) -> String {
     let (bin, after) = rest.split_at(bin_len);
     let sep_len = after.len() - after.trim_start().len();
     let sep = match (&after[..sep_len], dialect) {
-        ("", Dialect::A) => "\t",
+        ("", Dialect::A | Dialect::Html) => "\t",
         ("", Dialect::B) => " ",
         (s, _) => s,
     };
     match (dialect, name.is_empty()) {
-        (Dialect::A, true) => format!("{indent}{bin}{sep}(default)"),
-        (Dialect::A, false) => format!("{indent}{bin}{sep}{name}"),
+        (Dialect::A | Dialect::Html, true) => format!("{indent}{bin}{sep}(default)"),
+        (Dialect::A | Dialect::Html, false) => format!("{indent}{bin}{sep}{name}"),
         (Dialect::B, true) => format!("{indent}{bin}"),
         (Dialect::B, false) => format!("{indent}{bin}{sep}{name}."),
     }
@@ -251,6 +247,13 @@ pub fn emit_table(
     original: &Table,
     resolved: &Table,
 ) -> Result<String, SpecError> {
+    if original.dialect == Dialect::Html {
+        return Err(syntax(
+            original,
+            1,
+            "an HTML page cannot be rewritten (only the text dialects can)".into(),
+        ));
+    }
     let keys = |t: &Table| t.variants.iter().map(|v| v.key.clone()).collect::<Vec<_>>();
     if keys(original) != keys(resolved) {
         return Err(syntax(

@@ -1,10 +1,12 @@
 //! Spec layer: the table model, the parser for both dialects, and loading of the specs/ folder.
 
 pub mod emit;
+pub mod html;
 pub mod model;
 pub mod parse;
 pub mod printer;
 
+pub use html::parse_html;
 pub use model::*;
 pub use parse::parse_table;
 
@@ -45,19 +47,34 @@ pub enum SpecError {
 /// File name of the arch manifest in a specs folder: `path<TAB>arch<TAB>why` per line.
 pub const ARCH_MANIFEST: &str = "ARCH_MANIFEST.tsv";
 
-/// Reads and parses one table file. `arch` (from `--arch`) overrides a missing header arch and
-/// wins over the manifest; a header arch always stands.
+/// Whether `path` is an nv_isa_solver HTML page (`.html`/`.htm`), read by [`parse_html`].
+pub fn is_html(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("html") || x.eq_ignore_ascii_case("htm"))
+}
+
+/// Reads and parses one table file: a text table ([`parse_table`], dialect A or B) or, for
+/// `.html`/`.htm`, an nv_isa_solver page ([`parse_html`]). `arch` (from `--arch`) overrides a
+/// missing header arch and wins over the manifest; a header arch always stands. HTML pages
+/// and dialect B name no arch: theirs comes from `arch` or the `ARCH_MANIFEST.tsv` of the
+/// file's folder or the folder above (`path<TAB>arch<TAB>why[<TAB>variants]`, the path
+/// relative to the manifest's folder, e.g. `LDS.html<TAB>SM100<TAB>nv_isa_solver output`).
 ///
 /// Errors ([`SpecError::Syntax`] with file and line): bytes that are not UTF-8; anything
-/// [`parse_table`] refuses; a variant count other than the one the arch manifest gives for the
-/// file (its optional fourth column; dialect B declares none in the file itself).
+/// [`parse_table`] or [`parse_html`] refuses; a variant count other than the one the arch
+/// manifest gives for the file (its optional fourth column; dialect B declares none in the
+/// file itself).
 pub fn load_table(path: &Path, arch: Option<Arch>) -> Result<Table, SpecError> {
     let bytes = std::fs::read(path).map_err(|source| SpecError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     let text = utf8(&path.display().to_string(), bytes)?;
-    let mut t = parse_table(&path.display().to_string(), &text)?;
+    let mut t = if is_html(path) {
+        parse_html(&path.display().to_string(), &text)?
+    } else {
+        parse_table(&path.display().to_string(), &text)?
+    };
     let row = manifest_row(path)?;
     if t.arch.is_none() {
         if let Some(a) = arch {
@@ -168,8 +185,8 @@ fn manifest_row(path: &Path) -> Result<Option<ManifestRow>, SpecError> {
     Ok(None)
 }
 
-/// Every `*.txt` table under `dir` (recursively, sorted by path), or `dir` itself if it is a
-/// file. Symbolic links are followed only to places inside `dir`; a link pointing out of it is
+/// Every `*.txt` table and `*.html`/`*.htm` page under `dir` (recursively, sorted by path),
+/// or `dir` itself if it is a file. Symbolic links are followed only to places inside `dir`; a link pointing out of it is
 /// an error. A file or folder reached twice (through links) is listed once, under its first
 /// path in sorted order.
 pub fn table_paths(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
@@ -213,7 +230,7 @@ pub fn table_paths(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
                 if seen_dirs.insert(canonical) {
                     stack.push(p);
                 }
-            } else if p.extension().is_some_and(|x| x == "txt") {
+            } else if p.extension().is_some_and(|x| x == "txt") || is_html(&p) {
                 out.push((p, canonical));
             }
         }
@@ -245,6 +262,49 @@ pub fn load_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<Table>, 
         }
     }
     Ok(out)
+}
+
+/// A table [`load_tables_lenient`] could not load, and why.
+#[derive(Debug)]
+pub struct Skipped {
+    /// The table's path as found.
+    pub path: PathBuf,
+    /// Why it was skipped (names the file, line and, for HTML, the variant).
+    pub error: SpecError,
+}
+
+/// Like [`load_tables`], but a table that does not load is skipped, not fatal: returns the
+/// tables that loaded (in path order) and, for every other one, its path and error. A folder
+/// that cannot be listed (a missing path, a link out of it) is one skipped entry for that
+/// path. Callers report the skipped tables and exit non-zero when there are any; the others
+/// still run. Never panics on any file content.
+pub fn load_tables_lenient(paths: &[PathBuf], arch: Option<Arch>) -> (Vec<Table>, Vec<Skipped>) {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for p in paths {
+        let files = match table_paths(p) {
+            Ok(f) => f,
+            Err(error) => {
+                skipped.push(Skipped {
+                    path: p.clone(),
+                    error,
+                });
+                continue;
+            }
+        };
+        for f in files {
+            let canonical = f.canonicalize().unwrap_or_else(|_| f.clone());
+            if !seen.insert(canonical) {
+                continue;
+            }
+            match load_table(&f, arch) {
+                Ok(t) => out.push(t),
+                Err(error) => skipped.push(Skipped { path: f, error }),
+            }
+        }
+    }
+    (out, skipped)
 }
 
 /// The five seed tables and the arch manifest, compiled into the binary (for fuzz targets and

@@ -10,6 +10,11 @@ pub enum Dialect {
     A,
     /// No file header; title line with signature, register-slot line, `01 NAME.` group rows.
     B,
+    /// nv_isa_solver's HTML page (`output/<MN>.html`): per variant a `div.spec` with a
+    /// `data-inst-hex` fixed word, an `instviz` layout table whose cells span `colspan` bits,
+    /// and `modi K modifiers` / `Operand N operand modifiers (modi K)` tables
+    /// (read by [`crate::spec::html::parse_html`]). Line numbers are the page's lines.
+    Html,
 }
 
 /// A contiguous run of bits inside the 128-bit word: bits `lo ..= lo + len - 1`.
@@ -173,9 +178,28 @@ pub enum GroupKind {
 }
 
 /// A modifier table of a variant.
+///
+/// Tables may list only some of their values (nv_isa_solver lists the values it saw, e.g.
+/// LDC's `modi 2` table has `01 IL`, `10 IS`, `11 ISL` and no `00`): a value without a row is
+/// simply unnamed ([`ModifierGroup::lookup`] gives `None`), never an error.
+///
+/// Titles and what they give:
+/// - `Modifier Group K` (dialect A/B), `modi K modifiers` (HTML): `kind` Mnemonic, `index` K,
+///   `field` None (a mnemonic table is read through `modi K`, K = `index`);
+/// - `Operand N Modifiers` (dialect A; read through the unnumbered `modi` label):
+///   `kind` Operand, `index` N, `field` None;
+/// - `Operand N operand modifiers (modi K)` (HTML): `kind` Operand, `index` N,
+///   `field` Some(K) (the `modi K` label's bits).
+///
+/// For both operand forms N is the atomic operand the names are printed on (the N of the
+/// layout's `operand N` labels: LDS.html's `Operand 1 operand modifiers (modi 2)` gives
+/// `.X4`/`.X8`/`.X16` on the `R` of `[R+UR]`, `operand 1`; SM80 LD's `Operand 1 Modifiers`
+/// gives `.U32`/`.64` on the `R` of `[R+UR+I]`, atom 1): see [`ModifierGroup::operand`].
+/// - `Modifier Group A + B` (dialect A) / `modi A + B modifiers`: a joint table: `kind`
+///   Mnemonic, `index` A, `field` None, `joint` [A, B]; see [`ModifierGroup::joint`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModifierGroup {
-    /// N of `Modifier Group N` / `Operand N Modifiers`.
+    /// N of `Modifier Group N` / `Operand N Modifiers` (the first number of a joint title).
     pub index: u8,
     /// Which kind of table.
     pub kind: GroupKind,
@@ -185,9 +209,42 @@ pub struct ModifierGroup {
     pub values: Vec<ModifierValue>,
     /// 1-based line of the table's title.
     pub line: usize,
+    /// The `modi K` layout label whose bits select a row of an operand-modifier table
+    /// (HTML's `Operand N operand modifiers (modi K)`). None for mnemonic tables (their field
+    /// is `modi <index>`), dialect A's `Operand N Modifiers` (read through the unnumbered
+    /// `modi` label) and joint tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<u8>,
+    /// A joint table over several `modi K` fields (`Modifier Group 1 + 2`: a pair of values
+    /// names one token): the K of each field, in title order; empty for ordinary tables.
+    /// A row's binary is the fields' values written one after the other in title order, so
+    /// the first field gives the most significant bits: value = v(A) << width(B) | v(B).
+    /// (Chosen from the written order; no real joint table was at hand to confirm it against
+    /// nvdisasm, so readers should treat the order as the table's claim.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joint: Vec<u8>,
 }
 
 impl ModifierGroup {
+    /// The atomic operand (the N of `operand N` labels) an operand-modifier table belongs to;
+    /// None for mnemonic tables.
+    pub fn operand(&self) -> Option<u8> {
+        (self.kind == GroupKind::Operand).then_some(self.index)
+    }
+    /// Whether the table is read through the layout field `f` alone (not a joint table):
+    /// `modi K` reads the table whose `field` is K (or, without one, the mnemonic table K);
+    /// the unnumbered `modi` reads dialect A's `Operand N Modifiers`.
+    pub fn reads_field(&self, f: &FieldKind) -> bool {
+        if !self.joint.is_empty() {
+            return false;
+        }
+        match (f, self.kind) {
+            (FieldKind::Modifier(k), GroupKind::Mnemonic) => self.field.unwrap_or(self.index) == *k,
+            (FieldKind::Modifier(k), GroupKind::Operand) => self.field == Some(*k),
+            (FieldKind::OperandModifier, GroupKind::Operand) => self.field.is_none(),
+            _ => false,
+        }
+    }
     /// The row for `value`, if the table has one.
     pub fn lookup(&self, value: u32) -> Option<&ModifierValue> {
         self.values.iter().find(|v| v.value == value)
@@ -231,7 +288,9 @@ pub enum OperandKind {
     ArrayDim,
     /// `SNOWFLAKE`: a dimension operand with an irregular value set.
     Snowflake,
-    /// Anything else, kept verbatim.
+    /// Anything else, kept verbatim: any operand name in capitals, digits and `_` that is
+    /// none of the above, e.g. special registers (`SR`, `SR_TID`), `SM_SHADER_TYPE`,
+    /// texture kinds, `UP`, `B`.
     Other(String),
 }
 
@@ -252,12 +311,40 @@ impl OperandKind {
 }
 
 /// One written operand of the signature: a plain operand or a bracketed address.
+///
+/// In general a written operand is optional prefix letters followed by one or more bracket
+/// groups, each a `+`-joined list of atoms. `Plain` (no brackets) and `Memory` (no prefix,
+/// one group) are the two degenerate cases the bundled tables use; everything else is
+/// `Bracketed`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SigOperand {
     /// One atomic operand; the value is its index among the atomic operands.
     Plain(usize),
     /// `[R+UR+I]`: the indices of its atomic operands, in order.
     Memory(Vec<usize>),
+    /// A prefixed or multi-bracket operand: `c[I][I]` (constant bank: `prefix` "c", groups
+    /// [[bank], [offset]]), `cx[UR][RI]` ("cx", [[UR], [R, I]]), `desc[UR][R+I]`.
+    /// Inside a bracket, `RI` (register and immediate written as one token, as nv_isa_solver
+    /// does) stands for two atoms, R then I: on LDC.html's `LDC_R_c[I][RI]` and
+    /// `LDC_R_cx[UR][RI]` the layout has `operand 1` (the bank), `operand 2` (an 8-bit
+    /// register field) and `operand 3` (the immediate).
+    Bracketed {
+        /// Letters before the first `[` (`c`, `cx`, `desc`); may be empty (`[R][I]`).
+        prefix: String,
+        /// Per bracket group, the indices of its atomic operands, in order.
+        groups: Vec<Vec<usize>>,
+    },
+}
+
+impl SigOperand {
+    /// Every atom index of the operand, in written order.
+    pub fn atoms(&self) -> Vec<usize> {
+        match self {
+            SigOperand::Plain(i) => vec![*i],
+            SigOperand::Memory(ids) => ids.clone(),
+            SigOperand::Bracketed { groups, .. } => groups.iter().flatten().copied().collect(),
+        }
+    }
 }
 
 /// A variant's operand signature (`P,R,R,R,R,UR,D,I` or `R,[R+UR+I],P`).
@@ -313,6 +400,16 @@ pub struct Variant {
 }
 
 impl Variant {
+    /// The modifier table the layout field `f` alone is looked up in (see
+    /// [`ModifierGroup::reads_field`]); None for fields that are no modifier, for fields
+    /// with no table, and for fields only a joint table names.
+    pub fn field_group(&self, f: &Field) -> Option<&ModifierGroup> {
+        self.groups.iter().find(|g| g.reads_field(&f.kind))
+    }
+    /// The joint table (`Modifier Group A + B`) that spans `modi k`, if any.
+    pub fn joint_group(&self, k: u8) -> Option<&ModifierGroup> {
+        self.groups.iter().find(|g| g.joint.contains(&k))
+    }
     /// The `Modifier Group N` table, if any.
     pub fn group(&self, kind: GroupKind, index: u8) -> Option<&ModifierGroup> {
         self.groups

@@ -157,7 +157,7 @@ fn parse_file_header(cur: &mut Cursor, table: &mut Table) -> Result<usize, SpecE
 fn parse_variant(cur: &mut Cursor, table: &mut Table) -> Result<Variant, SpecError> {
     let first = cur.peek(0).expect("caller checked");
     let (title, sig_text, slots) = match table.dialect {
-        Dialect::A => parse_head_a(cur, &table.mnemonic)?,
+        Dialect::A | Dialect::Html => parse_head_a(cur, &table.mnemonic)?,
         Dialect::B => parse_head_b(cur)?,
     };
     let signature = parse_signature(&sig_text).map_err(|m| cur.err(first.no, m))?;
@@ -300,30 +300,79 @@ fn parse_slots(text: &str) -> Result<Vec<RegSlot>, String> {
     Ok(out)
 }
 
-/// Parses `P,R,[R+UR+I],P` (or with spaces after commas) into atoms and written operands.
+/// Parses a signature into atoms and written operands: `P,R,[R+UR+I],P` (or with spaces
+/// after commas), and the forms table generators write: `c[I][I]`, `c[I][RI]`, `cx[UR][I]`,
+/// `cx[UR][RI]`, `desc[UR][R+I]` ([`SigOperand::Bracketed`]), `[R+UR+I]`, `[UR+I]`
+/// ([`SigOperand::Memory`]), and any operand name (`SR`, `SM_SHADER_TYPE`, texture kinds:
+/// [`OperandKind::Other`]).
+///
+/// A written operand is optional prefix letters, then one or more bracket groups, each a
+/// `+`-joined list of atoms; without brackets it is one atom. Inside brackets `RI` is two
+/// atoms, R then I (see [`SigOperand::Bracketed`]). Errors (a message quoting the operand
+/// and the signature): an empty operand or atom, an unclosed or stray bracket, text after a
+/// bracket group, a prefix that is not letters, whitespace inside an atom.
 pub fn parse_signature(text: &str) -> Result<Signature, String> {
     let mut atoms = Vec::new();
     let mut operands = Vec::new();
-    for part in text.split(',').map(str::trim) {
+    for part in split_top_level(text).map_err(|m| format!("{m} in signature `{text}`"))? {
+        let part = part.trim();
         if part.is_empty() {
             return Err(format!("empty operand in signature `{text}`"));
         }
-        if let Some(inner) = part.strip_prefix('[') {
-            let inner = inner
-                .strip_suffix(']')
-                .ok_or_else(|| format!("unclosed `[` in signature `{text}`"))?;
-            let mut idx = Vec::new();
-            for a in inner.split('+').map(str::trim) {
-                idx.push(atoms.len());
-                atoms.push(OperandKind::from_token(a));
-            }
-            operands.push(SigOperand::Memory(idx));
-        } else {
-            if part.contains(char::is_whitespace) || part.contains(['[', ']']) {
-                return Err(format!("malformed operand `{part}` in signature `{text}`"));
+        let bad = |why: &str| format!("malformed operand `{part}` in signature `{text}`: {why}");
+        let Some(open) = part.find('[') else {
+            if part.contains(char::is_whitespace) || part.contains([']', '+']) {
+                return Err(bad(
+                    "an operand name is one word (or brackets: `[R+I]`, `c[I][I]`)",
+                ));
             }
             operands.push(SigOperand::Plain(atoms.len()));
             atoms.push(OperandKind::from_token(part));
+            continue;
+        };
+        let prefix = part[..open].trim();
+        if !prefix.chars().all(|c| c.is_ascii_alphabetic()) {
+            return Err(bad(
+                "the text before `[` must be letters (`c`, `cx`, `desc`)",
+            ));
+        }
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut rest = &part[open..];
+        while !rest.is_empty() {
+            let Some(inner) = rest.strip_prefix('[') else {
+                return Err(bad("text after a bracket group"));
+            };
+            let close = inner.find(']').ok_or_else(|| bad("unclosed `[`"))?;
+            let body = &inner[..close];
+            if body.contains('[') {
+                return Err(bad("nested `[`"));
+            }
+            let mut ids = Vec::new();
+            for a in body.split('+').map(str::trim) {
+                if a.is_empty() {
+                    return Err(bad("empty atom inside brackets"));
+                }
+                if a.contains(char::is_whitespace) {
+                    return Err(bad("whitespace inside an atom"));
+                }
+                // nv_isa_solver writes a register plus immediate as one token (`c[I][RI]`):
+                // two atoms, as the layout's `operand N` labels count them.
+                let kinds: &[&str] = if a == "RI" { &["R", "I"] } else { &[a] };
+                for k in kinds {
+                    ids.push(atoms.len());
+                    atoms.push(OperandKind::from_token(k));
+                }
+            }
+            groups.push(ids);
+            rest = inner[close + 1..].trim_start();
+        }
+        if prefix.is_empty() && groups.len() == 1 {
+            operands.push(SigOperand::Memory(groups.pop().expect("one group")));
+        } else {
+            operands.push(SigOperand::Bracketed {
+                prefix: prefix.to_string(),
+                groups,
+            });
         }
     }
     Ok(Signature {
@@ -331,6 +380,29 @@ pub fn parse_signature(text: &str) -> Result<Signature, String> {
         atoms,
         operands,
     })
+}
+
+/// Splits a signature at the commas outside brackets. Errors: a `]` with no `[`.
+fn split_top_level(text: &str) -> Result<Vec<&str>, String> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or_else(|| "`]` with no `[`".to_string())?
+            }
+            ',' if depth == 0 => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    Ok(out)
 }
 
 /// Highest `N` of `operand N` and `modi N` labels.
@@ -415,16 +487,29 @@ fn classify(label: &str) -> FieldKind {
 /// Bit numbers (0..64 inside the half) of a header row, aligned by label: a new byte starts
 /// whenever the label does not increase.
 fn header_bits(cur: &Cursor, l: Line) -> Result<Vec<u8>, SpecError> {
+    let cells: Vec<&str> = l.text.split('\t').collect();
+    header_bits_of(&cells).map_err(|m| cur.err(l.no, m))
+}
+
+/// [`header_bits`] on the cells of a header row (text or HTML): each cell a bit number 0-7
+/// inside its byte; a new byte starts whenever the number does not increase. Errors name
+/// the 1-based cell.
+pub(crate) fn header_bits_of(cells: &[&str]) -> Result<Vec<u8>, String> {
     let mut bits = Vec::new();
     let mut byte = 0u8;
     let mut prev: Option<u8> = None;
-    for (col, cell) in l.text.split('\t').enumerate() {
+    for (col, cell) in cells.iter().enumerate() {
         let label: u8 = match cell.trim().parse() {
             Ok(n) if n < 8 => n,
             _ => {
-                return Err(cur.err(
-                    l.no,
-                    format!("header cell {} is `{cell}`, not a bit number 0-7", col + 1),
+                let shown: String = cell
+                    .chars()
+                    .take(40)
+                    .flat_map(char::escape_default)
+                    .collect();
+                return Err(format!(
+                    "header cell {} is `{shown}`, not a bit number 0-7",
+                    col + 1
                 ));
             }
         };
@@ -432,7 +517,7 @@ fn header_bits(cur: &Cursor, l: Line) -> Result<Vec<u8>, SpecError> {
             byte += 1;
         }
         if byte >= 8 {
-            return Err(cur.err(l.no, "header row describes more than 8 bytes"));
+            return Err("header row describes more than 8 bytes".into());
         }
         prev = Some(label);
         bits.push(8 * byte + label);
@@ -447,10 +532,16 @@ struct FieldAcc {
     line: usize,
 }
 
+/// A layout under construction: the fields so far and every bit some cell describes.
+#[derive(Default)]
+pub(crate) struct LayoutAcc {
+    acc: Vec<FieldAcc>,
+    described: u128,
+}
+
 /// Parses the four layout rows into fields, fixed bits and undescribed bits.
 fn parse_layout(cur: &mut Cursor, v: &mut Variant, odd: &mut Vec<Oddity>) -> Result<(), SpecError> {
-    let mut acc: Vec<FieldAcc> = Vec::new();
-    let mut described: u128 = 0;
+    let mut la = LayoutAcc::default();
     for half in 0..2u8 {
         let h = cur.next("a layout header row")?;
         let c = cur.next("a layout cell row")?;
@@ -460,127 +551,162 @@ fn parse_layout(cur: &mut Cursor, v: &mut Variant, odd: &mut Vec<Oddity>) -> Res
             return Err(cur.err(h.no, "expected two tab-separated layout rows"));
         }
         let bits = header_bits(cur, h)?;
-        let gaps: Vec<u8> = (0..64u8)
-            .filter(|b| !bits.contains(b))
-            .map(|b| b + 64 * half)
-            .collect();
-        if !gaps.is_empty() {
-            odd.push(oddity(
-                h.no,
-                v,
-                "header-gap",
-                gaps.clone(),
-                format!(
-                    "header row has {} cells; bits {:?} have no cell",
-                    bits.len(),
-                    gaps
-                ),
-            ));
-        }
         let cells: Vec<&str> = c.text.split('\t').map(str::trim).collect();
-        if cells.len() > bits.len() {
-            return Err(cur.err(
-                c.no,
-                format!(
-                    "{} cells under a header of {} cells",
-                    cells.len(),
-                    bits.len()
-                ),
-            ));
-        }
-        if cells.len() < bits.len() && cur.at_end() {
-            return Err(cur.err(
-                c.no,
-                format!(
-                    "file ends inside the layout of `{}`: the row has {} of {} cells (cut short?)",
-                    v.key,
-                    cells.len(),
-                    bits.len()
-                ),
-            ));
-        }
-        let mut open: Option<usize> = None; // index into acc of the field being continued
-        for (i, &hb) in bits.iter().enumerate() {
-            let bit = hb + 64 * half;
-            let cell = match cells.get(i) {
-                Some(c) => *c,
+        let at_end = cur.at_end();
+        layout_half(half, &bits, &cells, [h.no, c.no], at_end, v, &mut la, odd)
+            .map_err(|(line, m)| cur.err(line, m))?;
+    }
+    finish_layout(v, la).map_err(|(line, m)| cur.err(line, m))
+}
+
+/// One half of a layout (64 bits): `bits` are the header row's bit numbers per column (from
+/// [`header_bits_of`]), `cells` the cell row's cells per column (`0`/`1` fixed bits, a label
+/// starting a field, `""` continuing the field on its left). `lines` = [header line, cell
+/// line]; `at_end`: nothing follows the rows (a short row is then an error, cut short).
+/// Errors: (line, message).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn layout_half(
+    half: u8,
+    bits: &[u8],
+    cells: &[&str],
+    lines: [usize; 2],
+    at_end: bool,
+    v: &mut Variant,
+    la: &mut LayoutAcc,
+    odd: &mut Vec<Oddity>,
+) -> Result<(), (usize, String)> {
+    let [h_no, c_no] = lines;
+    let gaps: Vec<u8> = (0..64u8)
+        .filter(|b| !bits.contains(b))
+        .map(|b| b + 64 * half)
+        .collect();
+    if !gaps.is_empty() {
+        odd.push(oddity(
+            h_no,
+            v,
+            "header-gap",
+            gaps.clone(),
+            format!(
+                "header row has {} cells; bits {:?} have no cell",
+                bits.len(),
+                gaps
+            ),
+        ));
+    }
+    if cells.len() > bits.len() {
+        return Err((
+            c_no,
+            format!(
+                "{} cells under a header of {} cells",
+                cells.len(),
+                bits.len()
+            ),
+        ));
+    }
+    if cells.len() < bits.len() && at_end {
+        return Err((
+            c_no,
+            format!(
+                "file ends inside the layout of `{}`: the row has {} of {} cells (cut short?)",
+                v.key,
+                cells.len(),
+                bits.len()
+            ),
+        ));
+    }
+    let acc = &mut la.acc;
+    let mut open: Option<usize> = None; // index into acc of the field being continued
+    for (i, &hb) in bits.iter().enumerate() {
+        let bit = hb + 64 * half;
+        let cell = match cells.get(i) {
+            Some(c) => *c,
+            None => {
+                // Row cut off: the rest continues the last field, if any.
+                if i == cells.len() {
+                    let rest: Vec<u8> = bits[i..].iter().map(|b| b + 64 * half).collect();
+                    let msg = match open {
+                        Some(f) => format!(
+                            "row ends after {} cells; bits {:?} taken as the rest of `{}`",
+                            cells.len(),
+                            rest,
+                            acc[f].label
+                        ),
+                        None => format!(
+                            "row ends after {} cells; bits {:?} left undescribed",
+                            cells.len(),
+                            rest
+                        ),
+                    };
+                    odd.push(oddity(c_no, v, "row-cut-off", rest, msg));
+                }
+                ""
+            }
+        };
+        match cell {
+            "0" | "1" => {
+                open = None;
+                v.fixed_mask |= 1u128 << bit;
+                if cell == "1" {
+                    v.fixed_value |= 1u128 << bit;
+                }
+                la.described |= 1u128 << bit;
+            }
+            "" => match open {
+                Some(f) => {
+                    acc[f].bits.insert(bit);
+                    la.described |= 1u128 << bit;
+                }
                 None => {
-                    // Row cut off: the rest continues the last field, if any.
-                    if i == cells.len() {
-                        let rest: Vec<u8> = bits[i..].iter().map(|b| b + 64 * half).collect();
-                        let msg = match open {
-                            Some(f) => format!(
-                                "row ends after {} cells; bits {:?} taken as the rest of `{}`",
-                                cells.len(),
-                                rest,
-                                acc[f].label
-                            ),
-                            None => format!(
-                                "row ends after {} cells; bits {:?} left undescribed",
-                                cells.len(),
-                                rest
-                            ),
-                        };
-                        odd.push(oddity(c.no, v, "row-cut-off", rest, msg));
-                    }
-                    ""
+                    odd.push(oddity(
+                        c_no,
+                        v,
+                        "empty-cell",
+                        vec![bit],
+                        format!("bit {bit}: empty cell with no field on its left"),
+                    ));
                 }
-            };
-            match cell {
-                "0" | "1" => {
-                    open = None;
-                    v.fixed_mask |= 1u128 << bit;
-                    if cell == "1" {
-                        v.fixed_value |= 1u128 << bit;
-                    }
-                    described |= 1u128 << bit;
-                }
-                "" => match open {
+            },
+            label => {
+                let f = match acc.iter().position(|a| a.label == label) {
                     Some(f) => {
-                        acc[f].bits.insert(bit);
-                        described |= 1u128 << bit;
-                    }
-                    None => {
                         odd.push(oddity(
-                            c.no,
+                            c_no,
                             v,
-                            "empty-cell",
+                            "split-label",
                             vec![bit],
-                            format!("bit {bit}: empty cell with no field on its left"),
-                        ));
-                    }
-                },
-                label => {
-                    let f =
-                        match acc.iter().position(|a| a.label == label) {
-                            Some(f) => {
-                                odd.push(oddity(c.no, v, "split-label", vec![bit], format!(
+                            format!(
                                 "label `{label}` appears again at bit {bit} (first at bit {})",
                                 acc[f].bits.first().copied().unwrap_or(0)
-                            )));
-                                f
-                            }
-                            None => {
-                                check_label(label).map_err(|m| cur.err(c.no, m))?;
-                                acc.push(FieldAcc {
-                                    label: label.to_string(),
-                                    bits: BTreeSet::new(),
-                                    line: c.no,
-                                });
-                                acc.len() - 1
-                            }
-                        };
-                    acc[f].bits.insert(bit);
-                    described |= 1u128 << bit;
-                    open = Some(f);
-                }
+                            ),
+                        ));
+                        f
+                    }
+                    None => {
+                        check_label(label).map_err(|m| (c_no, m))?;
+                        acc.push(FieldAcc {
+                            label: label.to_string(),
+                            bits: BTreeSet::new(),
+                            line: c_no,
+                        });
+                        acc.len() - 1
+                    }
+                };
+                acc[f].bits.insert(bit);
+                la.described |= 1u128 << bit;
+                open = Some(f);
             }
         }
     }
-    v.undescribed = !described;
-    v.fields = acc.into_iter().map(finish_field).collect();
+    Ok(())
+}
+
+/// Ends a layout: the fields from `la`, undescribed bits; errors (line, message) for a field
+/// wider than 64 bits or more than [`MAX_FIELDS`] fields.
+pub(crate) fn finish_layout(v: &mut Variant, la: LayoutAcc) -> Result<(), (usize, String)> {
+    v.undescribed = !la.described;
+    v.fields = la.acc.into_iter().map(finish_field).collect();
     if let Some(f) = v.fields.iter().find(|f| f.width() > 64) {
-        return Err(cur.err(
+        return Err((
             f.line,
             format!(
                 "field `{}` is {} bits wide; at most 64 are supported",
@@ -590,7 +716,7 @@ fn parse_layout(cur: &mut Cursor, v: &mut Variant, odd: &mut Vec<Oddity>) -> Res
         ));
     }
     if v.fields.len() > MAX_FIELDS {
-        return Err(cur.err(
+        return Err((
             v.layout_lines[1],
             format!(
                 "{} fields; at most {MAX_FIELDS} are supported",
@@ -621,7 +747,13 @@ fn finish_field(a: FieldAcc) -> Field {
     }
 }
 
-fn oddity(line: usize, v: &Variant, kind: &str, bits: Vec<u8>, message: String) -> Oddity {
+pub(crate) fn oddity(
+    line: usize,
+    v: &Variant,
+    kind: &str,
+    bits: Vec<u8>,
+    message: String,
+) -> Oddity {
     Oddity {
         line,
         key: v.key.clone(),
@@ -631,19 +763,71 @@ fn oddity(line: usize, v: &Variant, kind: &str, bits: Vec<u8>, message: String) 
     }
 }
 
-/// `Modifier Group N` -> (Mnemonic, N); `Operand N Modifiers` -> (Operand, N).
-fn group_title(t: &str) -> Option<(GroupKind, u8)> {
+/// What a modifier table's title says (see [`ModifierGroup`] for the title forms).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GroupTitle {
+    pub kind: GroupKind,
+    pub index: u8,
+    pub field: Option<u8>,
+    pub joint: Vec<u8>,
+}
+
+/// `A` or `A + B (+ C...)`: the numbers, at least one.
+fn title_numbers(t: &str) -> Option<Vec<u8>> {
+    let ns: Option<Vec<u8>> = t.split('+').map(|n| n.trim().parse().ok()).collect();
+    ns.filter(|v| !v.is_empty())
+}
+
+/// Reads a modifier table's title: `Modifier Group K`, `Modifier Group A + B`,
+/// `Operand N Modifiers` (dialect A/B); `modi K modifiers`, `modi A + B modifiers`,
+/// `Operand N operand modifiers (modi K)` (HTML). None for anything else.
+pub(crate) fn group_title(t: &str) -> Option<GroupTitle> {
     let t = t.trim();
+    let numbered = |ns: Vec<u8>| {
+        let joint = if ns.len() > 1 { ns.clone() } else { vec![] };
+        GroupTitle {
+            kind: GroupKind::Mnemonic,
+            index: ns[0],
+            // A mnemonic table's field is its index (`modi K` reads `Modifier Group K`).
+            field: None,
+            joint,
+        }
+    };
     if let Some(n) = t.strip_prefix("Modifier Group ") {
-        return n.trim().parse().ok().map(|n| (GroupKind::Mnemonic, n));
+        return title_numbers(n).map(numbered);
     }
-    let n = t.strip_prefix("Operand ")?.strip_suffix(" Modifiers")?;
-    n.trim().parse().ok().map(|n| (GroupKind::Operand, n))
+    if let Some(n) = t
+        .strip_prefix("modi ")
+        .and_then(|n| n.strip_suffix(" modifiers"))
+    {
+        return title_numbers(n).map(numbered);
+    }
+    let rest = t.strip_prefix("Operand ")?;
+    if let Some(n) = rest.strip_suffix(" Modifiers") {
+        let n: u8 = n.trim().parse().ok()?;
+        return Some(GroupTitle {
+            kind: GroupKind::Operand,
+            index: n,
+            field: None,
+            joint: vec![],
+        });
+    }
+    let (n, k) = rest.split_once(" operand modifiers (modi ")?;
+    let (n, k): (u8, u8) = (
+        n.trim().parse().ok()?,
+        k.strip_suffix(')')?.trim().parse().ok()?,
+    );
+    Some(GroupTitle {
+        kind: GroupKind::Operand,
+        index: n,
+        field: Some(k),
+        joint: vec![],
+    })
 }
 
 fn parse_group(cur: &mut Cursor, dialect: Dialect) -> Result<ModifierGroup, SpecError> {
     let t = cur.next("a modifier table")?;
-    let (kind, index) = group_title(t.text).expect("caller checked");
+    let title = group_title(t.text).expect("caller checked");
     if let Some(l) = cur.peek(0)
         && l.text.split_whitespace().collect::<Vec<_>>() == ["Binary", "Value"]
     {
@@ -661,15 +845,6 @@ fn parse_group(cur: &mut Cursor, dialect: Dialect) -> Result<ModifierGroup, Spec
             break;
         }
         cur.pos += 1;
-        width = width.max(bin.len() as u32);
-        let value = u32::from_str_radix(bin, 2).expect("checked binary digits");
-        if name.chars().any(char::is_control) {
-            let shown: String = name.chars().flat_map(char::escape_default).collect();
-            return Err(cur.err(
-                l.no,
-                format!("modifier name `{shown}` holds a control character"),
-            ));
-        }
         let name = if dialect == Dialect::B {
             // Every named row of dialect B ends with `.`: one without is cut short.
             match name.strip_suffix('.') {
@@ -685,25 +860,57 @@ fn parse_group(cur: &mut Cursor, dialect: Dialect) -> Result<ModifierGroup, Spec
         } else {
             name
         };
-        values.push(ModifierValue {
-            value,
-            name: modifier_name(name),
-            line: l.no,
-        });
+        let row = modifier_row(bin, name, l.no).map_err(|m| cur.err(l.no, m))?;
+        width = width.max(bin.len() as u32);
+        values.push(row);
     }
     if values.is_empty() {
         return Err(cur.err(t.no, format!("`{}` has no rows", t.text.trim())));
     }
-    Ok(ModifierGroup {
-        index,
-        kind,
+    Ok(group_of(title, width, values, t.no))
+}
+
+/// A [`ModifierGroup`] from its title and rows.
+pub(crate) fn group_of(
+    title: GroupTitle,
+    width: u32,
+    values: Vec<ModifierValue>,
+    line: usize,
+) -> ModifierGroup {
+    ModifierGroup {
+        index: title.index,
+        kind: title.kind,
         width,
         values,
-        line: t.no,
+        line,
+        field: title.field,
+        joint: title.joint,
+    }
+}
+
+/// One row: `bin` (1-32 binary digits, checked here) and its name. Errors: not binary, too
+/// long, a control character in the name.
+pub(crate) fn modifier_row(bin: &str, name: &str, line: usize) -> Result<ModifierValue, String> {
+    if bin.is_empty() || !bin.bytes().all(|b| b == b'0' || b == b'1') || bin.len() > 32 {
+        let shown: String = bin
+            .chars()
+            .take(40)
+            .flat_map(char::escape_default)
+            .collect();
+        return Err(format!("`{shown}` is not a binary value of 1-32 digits"));
+    }
+    if name.chars().any(char::is_control) {
+        let shown: String = name.chars().flat_map(char::escape_default).collect();
+        return Err(format!("modifier name `{shown}` holds a control character"));
+    }
+    Ok(ModifierValue {
+        value: u32::from_str_radix(bin, 2).map_err(|e| e.to_string())?,
+        name: modifier_name(name),
+        line,
     })
 }
 
-fn modifier_name(name: &str) -> ModifierName {
+pub(crate) fn modifier_name(name: &str) -> ModifierName {
     if name.is_empty() || name == "(default)" {
         return ModifierName::Default;
     }
@@ -717,22 +924,23 @@ fn modifier_name(name: &str) -> ModifierName {
 }
 
 /// Oddities between labels and modifier tables: `modi N` with no table, tables no label uses,
-/// width differences, repeated table values.
-fn check_groups(v: &Variant, odd: &mut Vec<Oddity>) {
+/// width differences, repeated table values. A joint table (`Modifier Group 1 + 2`) covers
+/// each of its fields; its width must be the sum of theirs.
+pub(crate) fn check_groups(v: &Variant, odd: &mut Vec<Oddity>) {
     for f in &v.fields {
-        let (group, what) = match f.kind {
-            FieldKind::Modifier(n) => (
-                v.group(GroupKind::Mnemonic, n),
-                format!("Modifier Group {n}"),
-            ),
-            FieldKind::OperandModifier => (
-                v.groups.iter().find(|g| g.kind == GroupKind::Operand),
-                "an `Operand N Modifiers` table".to_string(),
-            ),
+        let what = match f.kind {
+            FieldKind::Modifier(n) => format!("Modifier Group {n}"),
+            FieldKind::OperandModifier => "an `Operand N Modifiers` table".to_string(),
             _ => continue,
         };
         let bits = field_bits(f);
-        match group {
+        if let FieldKind::Modifier(n) = f.kind
+            && v.field_group(f).is_none()
+            && v.joint_group(n).is_some()
+        {
+            continue; // judged with the joint table below
+        }
+        match v.field_group(f) {
             None => odd.push(oddity(
                 f.line,
                 v,
@@ -757,18 +965,47 @@ fn check_groups(v: &Variant, odd: &mut Vec<Oddity>) {
         }
     }
     for g in &v.groups {
-        let used = v.fields.iter().any(|f| match (g.kind, &f.kind) {
-            (GroupKind::Mnemonic, FieldKind::Modifier(n)) => *n == g.index,
-            (GroupKind::Operand, FieldKind::OperandModifier) => true,
-            _ => false,
-        });
+        let name = if g.joint.is_empty() {
+            g.index.to_string()
+        } else {
+            g.joint
+                .iter()
+                .map(u8::to_string)
+                .collect::<Vec<_>>()
+                .join(" + ")
+        };
+        let used = if g.joint.is_empty() {
+            v.fields.iter().any(|f| g.reads_field(&f.kind))
+        } else {
+            let members: Vec<Option<&Field>> = g
+                .joint
+                .iter()
+                .map(|k| v.fields.iter().find(|f| f.kind == FieldKind::Modifier(*k)))
+                .collect();
+            if members.iter().all(Option::is_some) {
+                let sum: u32 = members.iter().flatten().map(|f| f.width()).sum();
+                if sum != g.width {
+                    odd.push(oddity(
+                        g.line,
+                        v,
+                        "group-width",
+                        vec![],
+                        format!(
+                            "joint modifier table {name} has {}-bit values; its fields cover {sum} bits",
+                            g.width
+                        ),
+                    ));
+                }
+            }
+            members.iter().any(Option::is_some)
+        };
         if !used {
             odd.push(oddity(
                 g.line,
                 v,
                 "group-without-label",
                 vec![],
-                format!("modifier table {} is used by no label", g.index),
+                format!("modifier table {name} is used by no label"),
             ));
         }
         let mut seen = BTreeSet::new();
@@ -779,7 +1016,7 @@ fn check_groups(v: &Variant, odd: &mut Vec<Oddity>) {
                     v,
                     "group-repeated-value",
                     vec![],
-                    format!("value {:b} appears twice in table {}", r.value, g.index),
+                    format!("value {:b} appears twice in table {name}", r.value),
                 ));
             }
         }
