@@ -478,6 +478,7 @@ fn variant(
         line: line_of(text, at),
         layout_lines: [0; 4],
         print_order: vec![],
+        printer: None,
     };
     // The layout: the first `table.instviz` that is a direct child of the div.
     let layout = doc
