@@ -27,6 +27,7 @@ macro_rules! outln {
 }
 
 mod campaign;
+mod learn;
 
 /// Spec-conformance fuzzer and differential tester for NVIDIA SASS encoding tables.
 #[derive(Parser, Debug)]
@@ -79,6 +80,11 @@ enum Cmd {
     /// Differential campaign against live nvdisasm: table-aware words, predicted with the
     /// learned reading, diffed; disagreements minimised and grouped by root cause.
     Campaign(CampaignArgs),
+    /// Learn the reading of any tables in one command: sweeps, form bits, the learn split,
+    /// sweeps around forms, learning, the check split, then the check-split figure per table
+    /// and what nvdisasm proves. Resumable: recorded answers stay; a second run adds what is
+    /// missing. Tables outside specs/ get a workspace beside them (`<path>.learn`).
+    Learn(learn::LearnArgs),
 }
 
 #[derive(Args, Debug)]
@@ -294,6 +300,9 @@ struct ResolveArgs {
     /// words; left out when the file is missing or does not match the tables.
     #[arg(long, default_value = "resolved/tables.json")]
     resolved: PathBuf,
+    /// Print nothing but the summary line of `--write` (set by `learn`).
+    #[arg(skip)]
+    quiet: bool,
 }
 
 /// Which view of the tables the codec uses.
@@ -558,6 +567,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Corpus(CorpusCmd::Record(a)) => corpus_record(&a),
         Cmd::ArchInfer(a) => arch_infer_cmd(&a),
         Cmd::Campaign(a) => campaign::campaign_cmd(&a),
+        Cmd::Learn(a) => learn::learn_cmd(&a),
         Cmd::Corpus(CorpusCmd::Coverage(a)) => campaign::coverage_cmd(&a),
         Cmd::Corpus(CorpusCmd::Dict(a)) => campaign::dict_cmd(&a),
         Cmd::Corpus(CorpusCmd::Seed {
@@ -1432,7 +1442,8 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         .as_ref()
         .map(|r| sass_conform::conform::patch::corrections(&codec.tables, r, &findings));
     let mut out = BufWriter::new(std::io::stdout().lock());
-    if let (true, Some(r)) = (a.patch, &corrected) {
+    if a.quiet {
+    } else if let (true, Some(r)) = (a.patch, &corrected) {
         patch_out(&mut out, &a.paths, &codec.tables, r, &findings, &answers)?;
     } else {
         sass_conform::conform::rootcause::print(&mut out, &findings, &causes, a.json)?;
