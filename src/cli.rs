@@ -1193,7 +1193,11 @@ fn record_sweeps(a: &FormsArgs) -> Result<ExitCode> {
             .collect();
         let rel = format!("sweeps/{arch}-{}.tsv", t.mnemonic);
         writer.stage_entries(&rel, arch, &mut rows, nv.version(), &command)?;
-        eprintln!("{}: {} words (staged)", a.out.join(&rel).display(), rows.len());
+        eprintln!(
+            "{}: {} words (staged)",
+            a.out.join(&rel).display(),
+            rows.len()
+        );
         staged += 1;
     }
     if staged > 0 {

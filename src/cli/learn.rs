@@ -47,7 +47,9 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     if let Some(n) = a.jobs {
         // The nvdisasm runner starts as many processes as the pool has threads. Only the first
         // call in a process can set the pool; a second is harmless.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
     }
     let started = std::time::Instant::now();
     let bundled = a.paths.len() == 1 && a.paths[0] == Path::new("specs");
@@ -55,7 +57,10 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         let ws = Workspace {
             specs: PathBuf::from("specs"),
             oracle: a.oracle.clone().unwrap_or_else(|| "oracle".into()),
-            resolved: a.resolved.clone().unwrap_or_else(|| "resolved/tables.json".into()),
+            resolved: a
+                .resolved
+                .clone()
+                .unwrap_or_else(|| "resolved/tables.json".into()),
         };
         (ws, Vec::new())
     } else {
@@ -76,9 +81,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         ws.resolved.display()
     );
     let missing = |rel: &dyn Fn(&spec::Table) -> String| {
-        tables
-            .iter()
-            .any(|t| !ws.oracle.join(rel(t)).is_file())
+        tables.iter().any(|t| !ws.oracle.join(rel(t)).is_file())
     };
     let arch_of = |t: &spec::Table| t.arch.map(|a| a.to_string()).unwrap_or_default();
     let view = ViewArgs {
@@ -228,7 +231,8 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<spec::Skipped>)> {
     let (tables, skipped) = spec::load_tables_lenient(&a.paths, a.arch);
     let specs = root.join("specs");
     std::fs::create_dir_all(&specs).with_context(|| format!("creating {}", specs.display()))?;
-    let mut manifest = String::from("# written by sass-conform learn: the arch of tables without an arch line\n");
+    let mut manifest =
+        String::from("# written by sass-conform learn: the arch of tables without an arch line\n");
     let mut names = std::collections::HashSet::new();
     for t in &tables {
         let src = Path::new(&t.path);
@@ -240,7 +244,11 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<spec::Skipped>)> {
             continue;
         };
         // Two tables of one name from different folders: the second gets the arch in its name.
-        let name = if names.insert(name.clone()) { name } else { format!("{arch}-{name}") };
+        let name = if names.insert(name.clone()) {
+            name
+        } else {
+            format!("{arch}-{name}")
+        };
         names.insert(name.clone());
         let dst = specs.join(&name);
         let text = std::fs::read(src).with_context(|| format!("reading {}", src.display()))?;
@@ -248,17 +256,25 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<spec::Skipped>)> {
             std::fs::write(&dst, &text).with_context(|| format!("writing {}", dst.display()))?;
         }
         if t.arch_source != "header" {
-            manifest.push_str(&format!("{name}\t{arch}\tsass-conform learn ({})\t{}\n", t.arch_source, t.variants.len()));
+            manifest.push_str(&format!(
+                "{name}\t{arch}\tsass-conform learn ({})\t{}\n",
+                t.arch_source,
+                t.variants.len()
+            ));
         }
     }
     let mpath = specs.join("ARCH_MANIFEST.tsv");
     if std::fs::read_to_string(&mpath).ok().as_deref() != Some(manifest.as_str()) {
-        std::fs::write(&mpath, &manifest).with_context(|| format!("writing {}", mpath.display()))?;
+        std::fs::write(&mpath, &manifest)
+            .with_context(|| format!("writing {}", mpath.display()))?;
     }
     let ws = Workspace {
         specs,
         oracle: a.oracle.clone().unwrap_or_else(|| root.join("oracle")),
-        resolved: a.resolved.clone().unwrap_or_else(|| root.join("resolved/tables.json")),
+        resolved: a
+            .resolved
+            .clone()
+            .unwrap_or_else(|| root.join("resolved/tables.json")),
     };
     Ok((ws, skipped))
 }

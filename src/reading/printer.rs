@@ -37,11 +37,19 @@ pub fn tokens(text: &str) -> Vec<&str> {
         let start = i;
         if word(b[i]) {
             while i < b.len() {
-                if word(b[i]) {
-                    i += 1;
-                } else if b[i] == b'.' && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit() && b[start].is_ascii_digit() {
-                    i += 1;
-                } else if (b[i] == b'+' || b[i] == b'-') && (b[i - 1] == b'e' || b[i - 1] == b'E') && b[start].is_ascii_digit() && text[start..i].contains('.') {
+                let number = b[start].is_ascii_digit();
+                // A decimal point inside a number (`1.5`), and the sign of its exponent
+                // (`1.5e+10`), stay in the number.
+                let point = b[i] == b'.'
+                    && i + 1 < b.len()
+                    && b[i - 1].is_ascii_digit()
+                    && b[i + 1].is_ascii_digit()
+                    && number;
+                let exp_sign = (b[i] == b'+' || b[i] == b'-')
+                    && (b[i - 1] == b'e' || b[i - 1] == b'E')
+                    && number
+                    && text[start..i].contains('.');
+                if word(b[i]) || point || exp_sign {
                     i += 1;
                 } else {
                     break;
@@ -71,12 +79,19 @@ fn parse_number(t: &str) -> Option<(&str, bool, u128, &str, bool)> {
     let b = t.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        let hex = b[i] == b'0' && i + 2 < b.len() && b[i + 1] == b'x' && b[i + 2].is_ascii_hexdigit();
+        let hex =
+            b[i] == b'0' && i + 2 < b.len() && b[i + 1] == b'x' && b[i + 2].is_ascii_hexdigit();
         let boundary = i == 0 || !b[i - 1].is_ascii_digit();
         if boundary && (hex || b[i].is_ascii_digit()) {
             let (start, digits_at) = if hex { (i, i + 2) } else { (i, i) };
             let mut j = digits_at;
-            while j < b.len() && (if hex { b[j].is_ascii_hexdigit() } else { b[j].is_ascii_digit() }) {
+            while j < b.len()
+                && (if hex {
+                    b[j].is_ascii_hexdigit()
+                } else {
+                    b[j].is_ascii_digit()
+                })
+            {
                 j += 1;
             }
             let v = u128::from_str_radix(&t[digits_at..j], if hex { 16 } else { 10 }).ok()?;
@@ -96,11 +111,41 @@ pub type Sample<'a> = (u128, &'a str);
 /// select the variant; `groups` the candidate bit groups (fields of the resolved layout, then
 /// free bits). `None` when there is no answer to learn from.
 pub fn learn(fixed_mask: u128, groups: &[u128], samples: &[Sample]) -> Option<Printer> {
-    learn_at(fixed_mask, groups, samples, true)
+    learn_with(fixed_mask, groups, samples, Cutting::SlotTexts)
 }
 
-fn learn_at(fixed_mask: u128, groups: &[u128], samples: &[Sample], top: bool) -> Option<Printer> {
-    let samples: Vec<Sample> = samples.iter().copied().filter(|(_, t)| !t.is_empty()).collect();
+/// How answers are cut into slot texts: which texts a slot is known to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cutting {
+    /// Every slot knows the texts it printed over its whole span in the sweeps.
+    SlotTexts,
+    /// Only slots of one group know their texts; a slot of several groups takes any text at
+    /// one cost (the anchors decide).
+    GroupTexts,
+}
+
+/// [`learn`] with the given way of cutting answers.
+pub fn learn_with(
+    fixed_mask: u128,
+    groups: &[u128],
+    samples: &[Sample],
+    cutting: Cutting,
+) -> Option<Printer> {
+    learn_at(fixed_mask, groups, samples, true, cutting)
+}
+
+fn learn_at(
+    fixed_mask: u128,
+    groups: &[u128],
+    samples: &[Sample],
+    top: bool,
+    cutting: Cutting,
+) -> Option<Printer> {
+    let samples: Vec<Sample> = samples
+        .iter()
+        .copied()
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
     let base = *samples
         .iter()
         .min_by_key(|(w, _)| ((w & !fixed_mask).count_ones(), *w))?;
@@ -108,15 +153,39 @@ fn learn_at(fixed_mask: u128, groups: &[u128], samples: &[Sample], top: bool) ->
     let spans = group_spans(fixed_mask, groups, &samples, base, &t0);
     let form = if top { form_mask(&spans) } else { 0 };
     if form != 0 {
-        return learn_forms(fixed_mask, form, groups, &samples);
+        return learn_forms(fixed_mask, form, groups, &samples, cutting);
     }
-    let slots = merge_spans(spans);
+    let mut slots = merge_spans(spans.clone());
+    if cutting == Cutting::SlotTexts {
+        slot_vocab(&mut slots, &spans, &samples, &t0);
+    }
     let mut skel = skeleton(&t0, &slots);
+    if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
+        eprintln!("printer base {:032x} {:?}", base.0, t0);
+        for s in &spans {
+            eprintln!(
+                "  group {:x}: {}..{} {:?}",
+                s.mask,
+                s.start,
+                s.end,
+                s.vocab.iter().take(4).collect::<Vec<_>>()
+            );
+        }
+        for s in &slots {
+            eprintln!("  slot {:x}: {}..{}", s.mask, s.start, s.end);
+        }
+    }
     order_gaps(&mut skel, &slots, &samples);
     let cut: Vec<(u128, Vec<String>)> = samples
         .iter()
-        .filter_map(|&(w, t)| cut_sample(&skel, &slots, t).map(|c| (w, c)))
+        .filter_map(|&(w, t)| cut_sample(&skel, &slots, t, cutting).map(|c| (w, c)))
         .collect();
+    if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
+        eprintln!("  skeleton {:?}", skel);
+        for (w, c) in cut.iter().take(3) {
+            eprintln!("  cut {w:032x} {c:?}");
+        }
+    }
     let all_bits: Vec<u128> = groups.to_vec();
     let mut out = Vec::new();
     let mut slot_no = 0;
@@ -154,7 +223,12 @@ fn form_mask(spans: &[Span]) -> u128 {
         .map(|s| {
             let inside = spans
                 .iter()
-                .filter(|o| o.mask != s.mask && s.start <= o.start && o.end <= s.end && (o.end > o.start || (s.start < o.start && o.start < s.end)))
+                .filter(|o| {
+                    o.mask != s.mask
+                        && s.start <= o.start
+                        && o.end <= s.end
+                        && (o.end > o.start || (s.start < o.start && o.start < s.end))
+                })
                 .count();
             (inside, s.mask)
         })
@@ -171,15 +245,27 @@ fn form_mask(spans: &[Span]) -> u128 {
 }
 
 /// One printer per value of the form bits, each learned from the answers of that value.
-fn learn_forms(fixed_mask: u128, form: u128, groups: &[u128], samples: &[Sample]) -> Option<Printer> {
+fn learn_forms(
+    fixed_mask: u128,
+    form: u128,
+    groups: &[u128],
+    samples: &[Sample],
+    cutting: Cutting,
+) -> Option<Printer> {
     let mut parts: BTreeMap<u128, Vec<Sample>> = BTreeMap::new();
     for &s in samples {
         parts.entry(pext(s.0, form)).or_default().push(s);
     }
-    let inner: Vec<u128> = groups.iter().map(|&g| g & !form).filter(|&g| g != 0).collect();
+    let inner: Vec<u128> = groups
+        .iter()
+        .map(|&g| g & !form)
+        .filter(|&g| g != 0)
+        .collect();
     let forms: Vec<(Key, Printer)> = parts
         .iter()
-        .filter_map(|(k, part)| learn_at(fixed_mask | form, &inner, part, false).map(|p| (Key(*k), p)))
+        .filter_map(|(k, part)| {
+            learn_at(fixed_mask | form, &inner, part, false, cutting).map(|p| (Key(*k), p))
+        })
         .collect();
     let mut p = Printer {
         slots: Vec::new(),
@@ -195,11 +281,10 @@ fn learn_forms(fixed_mask: u128, form: u128, groups: &[u128], samples: &[Sample]
 fn push_fixed(out: &mut Vec<Slot>, t: &str) {
     if let Some(last) = out.last_mut()
         && last.mask == 0
+        && let Some((_, s)) = last.texts.first_mut()
     {
-        if let Some((_, s)) = last.texts.first_mut() {
-            s.push_str(t);
-            return;
-        }
+        s.push_str(t);
+        return;
     }
     out.push(Slot {
         mask: 0,
@@ -217,26 +302,38 @@ struct Span {
     start: usize,
     end: usize,
     vocab: HashSet<String>,
+    /// The answers (indices into the samples) that differ from the base in this group only.
+    alone: Vec<usize>,
 }
 
-fn group_spans(fixed_mask: u128, groups: &[u128], samples: &[Sample], base: Sample, t0: &[&str]) -> Vec<Span> {
+fn group_spans(
+    fixed_mask: u128,
+    groups: &[u128],
+    samples: &[Sample],
+    base: Sample,
+    t0: &[&str],
+) -> Vec<Span> {
     let mut out = Vec::new();
     for &g in groups {
         let mut span: Option<(usize, usize)> = None;
         let mut vocab = HashSet::new();
         let mut diffs: Vec<(usize, usize, usize, usize, Vec<&str>)> = Vec::new();
-        for &(w, t) in samples {
+        let mut alone = Vec::new();
+        for (si, &(w, t)) in samples.iter().enumerate() {
             let d = (w ^ base.0) & !fixed_mask;
             if d == 0 || d & !g != 0 {
                 continue;
             }
             let t1 = tokens(t);
-            let Some((a0, a1, b0, b1)) = hull(t0, &t1) else { continue };
+            let Some((a0, a1, b0, b1)) = hull(t0, &t1) else {
+                continue;
+            };
             span = Some(match span {
                 None => (a0, a1),
                 Some((s, e)) => (s.min(a0), e.max(a1)),
             });
             diffs.push((a0, a1, b0, b1, t1));
+            alone.push(si);
         }
         let Some((s, e)) = span else { continue };
         for (a0, a1, b0, b1, t1) in diffs {
@@ -253,6 +350,7 @@ fn group_spans(fixed_mask: u128, groups: &[u128], samples: &[Sample], base: Samp
             start: s,
             end: e,
             vocab,
+            alone,
         });
     }
     out
@@ -283,6 +381,34 @@ struct SlotSpan {
     start: usize,
     end: usize,
     vocab: HashSet<String>,
+    /// The shapes ([`shape`]) of `vocab`.
+    shapes: HashSet<String>,
+}
+
+/// A text with every number replaced by `#` (`R48.reuse` -> `R#.reuse`, `+-0x1f` -> `+-0x#`,
+/// `1.5e+10` -> `#.#e+#`): texts of one shape print the same kind of value.
+fn shape(t: &str) -> String {
+    let b = t.as_bytes();
+    let mut out = String::with_capacity(t.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'0' && i + 2 < b.len() && b[i + 1] == b'x' && b[i + 2].is_ascii_hexdigit() {
+            out.push_str("0x#");
+            i += 2;
+            while i < b.len() && b[i].is_ascii_hexdigit() {
+                i += 1;
+            }
+        } else if b[i].is_ascii_digit() {
+            out.push('#');
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
 }
 
 fn overlaps(a: &SlotSpan, b: &Span) -> bool {
@@ -290,7 +416,9 @@ fn overlaps(a: &SlotSpan, b: &Span) -> bool {
     let ins_b = b.start == b.end;
     match (ins_a, ins_b) {
         (false, false) => a.start < b.end && b.start < a.end,
-        (true, true) => a.start == b.start && a.vocab.iter().any(|t| !t.is_empty() && b.vocab.contains(t)),
+        (true, true) => {
+            a.start == b.start && a.vocab.iter().any(|t| !t.is_empty() && b.vocab.contains(t))
+        }
         (true, false) => b.start < a.start && a.start < b.end,
         (false, true) => a.start < b.start && b.start < a.end,
     }
@@ -299,12 +427,15 @@ fn overlaps(a: &SlotSpan, b: &Span) -> bool {
 fn merge_spans(spans: Vec<Span>) -> Vec<SlotSpan> {
     let mut slots: Vec<SlotSpan> = Vec::new();
     for sp in spans {
-        let hits: Vec<usize> = (0..slots.len()).filter(|&i| overlaps(&slots[i], &sp)).collect();
+        let hits: Vec<usize> = (0..slots.len())
+            .filter(|&i| overlaps(&slots[i], &sp))
+            .collect();
         let mut merged = SlotSpan {
             mask: sp.mask,
             start: sp.start,
             end: sp.end,
             vocab: sp.vocab,
+            shapes: HashSet::new(),
         };
         for &i in hits.iter().rev() {
             let s = slots.remove(i);
@@ -325,6 +456,7 @@ fn merge_spans(spans: Vec<Span>) -> Vec<SlotSpan> {
                     start: slots[j].start,
                     end: slots[j].end,
                     vocab: slots[j].vocab.clone(),
+                    alone: Vec::new(),
                 };
                 if overlaps(&slots[i], &b) {
                     let s = slots.remove(j);
@@ -345,7 +477,31 @@ fn merge_spans(spans: Vec<Span>) -> Vec<SlotSpan> {
             break;
         }
     }
+    for s in &mut slots {
+        s.shapes = s.vocab.iter().map(|t| shape(t)).collect();
+    }
     slots
+}
+
+/// Each slot's texts over its whole span in the answers that differ from the base in one of
+/// its groups only (the common prefix and suffix of the base text are the same there), with
+/// their shapes.
+fn slot_vocab(slots: &mut [SlotSpan], spans: &[Span], samples: &[Sample], t0: &[&str]) {
+    for s in slots.iter_mut() {
+        let mut vocab: HashSet<String> = HashSet::new();
+        vocab.insert(t0[s.start..s.end].concat());
+        for sp in spans.iter().filter(|sp| sp.mask & s.mask == sp.mask) {
+            for &i in &sp.alone {
+                let t1 = tokens(samples[i].1);
+                let tail = t0.len() - s.end;
+                if t1.len() >= s.start + tail {
+                    vocab.insert(t1[s.start..t1.len() - tail].concat());
+                }
+            }
+        }
+        s.shapes = vocab.iter().map(|t| shape(t)).collect();
+        s.vocab = vocab;
+    }
 }
 
 /// The base text as anchors (fixed tokens) and slots (indices into the slot list).
@@ -383,7 +539,9 @@ fn order_gaps(skel: &mut [Elem], slots: &[SlotSpan], samples: &[Sample]) {
     let mut i = 0;
     while i < skel.len() {
         let mut j = i;
-        while j < skel.len() && matches!(&skel[j], Elem::Slot(k) if slots[*k].start == slots[*k].end) {
+        while j < skel.len()
+            && matches!(&skel[j], Elem::Slot(k) if slots[*k].start == slots[*k].end)
+        {
             j += 1;
         }
         if j - i > 1 {
@@ -434,7 +592,12 @@ fn vote_order(ids: &[usize], slots: &[SlotSpan], samples: &[Sample]) -> Vec<usiz
 /// Cuts one answer into the texts of the skeleton's slots (in skeleton order): anchors must
 /// match; among the cuts, the one with most slot texts seen alone wins. `None` when no cut
 /// matches the anchors.
-fn cut_sample(skel: &[Elem], slots: &[SlotSpan], text: &str) -> Option<Vec<String>> {
+fn cut_sample(
+    skel: &[Elem],
+    slots: &[SlotSpan],
+    text: &str,
+    cutting: Cutting,
+) -> Option<Vec<String>> {
     let toks = tokens(text);
     let n = toks.len();
     let e = skel.len();
@@ -454,6 +617,7 @@ fn cut_sample(skel: &[Elem], slots: &[SlotSpan], text: &str) -> Option<Vec<Strin
                 }
                 Elem::Slot(k) => {
                     let vocab = &slots[*k].vocab;
+                    let shapes = &slots[*k].shapes;
                     let mut text = String::new();
                     for q in p..=n.min(p + MAX_SLOT_TOKENS) {
                         if q > p {
@@ -463,7 +627,18 @@ fn cut_sample(skel: &[Elem], slots: &[SlotSpan], text: &str) -> Option<Vec<Strin
                         if rest >= INF {
                             continue;
                         }
-                        let c = rest + u32::from(!vocab.contains(&text)) * 2 + (q - p) as u32 / 8;
+                        // A text the slot printed alone costs nothing; one of the same shape
+                        // (`R48` for `R5`, `0x1234` for `0x10`) costs 1; anything else 3.
+                        let miss = if vocab.contains(&text) {
+                            0
+                        } else if cutting == Cutting::GroupTexts {
+                            2
+                        } else if shapes.contains(&shape(&text)) {
+                            1
+                        } else {
+                            3
+                        };
+                        let c = rest + miss + (q - p) as u32 / 8;
                         if c < best[i][p] {
                             best[i][p] = c;
                             choice[i][p] = q;
@@ -512,11 +687,19 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
     }
     let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::new();
     for &(w, t) in texts {
-        *by_key.entry(pext(w, mask)).or_default().entry(t).or_default() += 1;
+        *by_key
+            .entry(pext(w, mask))
+            .or_default()
+            .entry(t)
+            .or_default() += 1;
     }
     let mut table: BTreeMap<u128, &str> = BTreeMap::new();
     for (k, m) in &by_key {
-        let t = m.iter().max_by_key(|(t, c)| (**c, std::cmp::Reverse(**t))).map(|(t, _)| *t).unwrap_or("");
+        let t = m
+            .iter()
+            .max_by_key(|(t, c)| (**c, std::cmp::Reverse(**t)))
+            .map(|(t, _)| *t)
+            .unwrap_or("");
         table.insert(*k, t);
     }
     let number = fit_number(mask, &table, groups);
@@ -556,7 +739,11 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
 fn loo_score(mask: u128, texts: &[(u128, &str)]) -> usize {
     let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::new();
     for &(w, t) in texts {
-        *by_key.entry(pext(w, mask)).or_default().entry(t).or_default() += 1;
+        *by_key
+            .entry(pext(w, mask))
+            .or_default()
+            .entry(t)
+            .or_default() += 1;
     }
     by_key
         .values()
@@ -573,7 +760,12 @@ fn loo_score(mask: u128, texts: &[(u128, &str)]) -> usize {
 /// the packed bits of the whole slot or of one group inside it.
 fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Option<NumberRule> {
     let mut cands: Vec<u128> = vec![mask];
-    cands.extend(groups.iter().copied().filter(|&g| g & mask == g && g != mask && g.count_ones() >= 2));
+    cands.extend(
+        groups
+            .iter()
+            .copied()
+            .filter(|&g| g & mask == g && g != mask && g.count_ones() >= 2),
+    );
     let mut best: Option<(usize, NumberRule)> = None;
     for num in cands {
         for signed in [false, true] {
@@ -586,11 +778,22 @@ fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Opti
             }
         }
     }
+    if let Some((hits, rule)) = try_float(mask, table, groups)
+        && best.as_ref().is_none_or(|(h, _)| hits > *h)
+    {
+        best = Some((hits, rule));
+    }
     let (hits, rule) = best?;
     (hits >= 4 && hits * 10 >= table.len() * 6).then_some(rule)
 }
 
-fn try_rule(mask: u128, num: u128, signed: bool, scale: u32, table: &BTreeMap<u128, &str>) -> Option<(usize, NumberRule)> {
+fn try_rule(
+    mask: u128,
+    num: u128,
+    signed: bool,
+    scale: u32,
+    table: &BTreeMap<u128, &str>,
+) -> Option<(usize, NumberRule)> {
     let mut affixes: HashMap<(u128, bool), HashMap<(String, String), usize>> = HashMap::new();
     let mut hex_votes = (0usize, 0usize);
     let probe = NumberRule {
@@ -598,12 +801,15 @@ fn try_rule(mask: u128, num: u128, signed: bool, scale: u32, table: &BTreeMap<u1
         signed,
         hex: false,
         scale,
+        float: false,
         affixes: Vec::new(),
     };
     for (&k, t) in table {
         let w = deposit(k, mask);
         let n = probe.value(w);
-        let Some((pre, neg, v, suf, hex)) = parse_number(t) else { continue };
+        let Some((pre, neg, v, suf, hex)) = parse_number(t) else {
+            continue;
+        };
         let printed = if neg { -(v as i128) } else { v as i128 };
         if printed != n {
             continue;
@@ -620,14 +826,20 @@ fn try_rule(mask: u128, num: u128, signed: bool, scale: u32, table: &BTreeMap<u1
             .entry((pre.to_string(), suf.to_string()))
             .or_default() += 1;
     }
-    let hits: usize = affixes.values().map(|m| m.values().max().copied().unwrap_or(0)).sum();
+    let hits: usize = affixes
+        .values()
+        .map(|m| m.values().max().copied().unwrap_or(0))
+        .sum();
     if hits == 0 {
         return None;
     }
     let mut list: Vec<(Key, bool, String, String)> = affixes
         .into_iter()
         .map(|((k, neg), m)| {
-            let ((p, s), _) = m.into_iter().max_by_key(|(a, c)| (*c, std::cmp::Reverse(a.clone()))).expect("non-empty");
+            let ((p, s), _) = m
+                .into_iter()
+                .max_by_key(|(a, c)| (*c, std::cmp::Reverse(a.clone())))
+                .expect("non-empty");
             (Key(k), neg, p, s)
         })
         .collect();
@@ -639,6 +851,7 @@ fn try_rule(mask: u128, num: u128, signed: bool, scale: u32, table: &BTreeMap<u1
             signed,
             hex: hex_votes.0 >= hex_votes.1,
             scale,
+            float: false,
             affixes: list,
         },
     ))
@@ -653,8 +866,8 @@ mod tests {
         assert_eq!(
             tokens("@P0 TLD.LZ.EF P0, R0, [R2.U32+UR4+-0x10], 1.5e+10 ;"),
             vec![
-                "@", "P0", " ", "TLD", ".LZ", ".EF", " ", "P0", ",", " ", "R0", ",", " ", "[", "R2", ".U32",
-                "+", "UR4", "+", "-", "0x10", "]", ",", " ", "1.5e+10", " ", ";"
+                "@", "P0", " ", "TLD", ".LZ", ".EF", " ", "P0", ",", " ", "R0", ",", " ", "[",
+                "R2", ".U32", "+", "UR4", "+", "-", "0x10", "]", ",", " ", "1.5e+10", " ", ";"
             ]
         );
     }
@@ -669,7 +882,10 @@ mod tests {
     #[test]
     fn numbers_parse_with_sign_and_affixes() {
         assert_eq!(parse_number("+-0x10]"), Some(("+", true, 16, "]", true)));
-        assert_eq!(parse_number("R12.reuse"), Some(("R", false, 12, ".reuse", false)));
+        assert_eq!(
+            parse_number("R12.reuse"),
+            Some(("R", false, 12, ".reuse", false))
+        );
         assert_eq!(parse_number("RZ"), None);
     }
 
@@ -678,7 +894,11 @@ mod tests {
     fn toy(w: u128) -> String {
         let r = (w >> 16 & 0xff) as u8;
         let o = (w >> 24 & 0xff) as u8 as i8;
-        let reg = if r == 255 { "RZ".to_string() } else { format!("R{r}") };
+        let reg = if r == 255 {
+            "RZ".to_string()
+        } else {
+            format!("R{r}")
+        };
         let off = match o {
             0 => String::new(),
             o if o < 0 => format!("+-0x{:x}", -(o as i32)),
@@ -699,14 +919,25 @@ mod tests {
             }
         }
         // A few combinations, so the modifier and the offset are seen with other values.
-        for (i, w) in [(5u128, 0x11u128), (9, 0x7f), (17, 0x81)].iter().enumerate() {
+        for (i, w) in [(5u128, 0x11u128), (9, 0x7f), (17, 0x81)]
+            .iter()
+            .enumerate()
+        {
             words.push(w.0 << 16 | w.1 << 24 | (i as u128 & 1) << 40);
         }
         let texts: Vec<String> = words.iter().map(|&w| toy(w)).collect();
-        let samples: Vec<Sample> = words.iter().zip(&texts).map(|(w, t)| (*w, t.as_str())).collect();
+        let samples: Vec<Sample> = words
+            .iter()
+            .zip(&texts)
+            .map(|(w, t)| (*w, t.as_str()))
+            .collect();
         let p = learn(fixed, &groups, &samples).expect("samples");
         assert_eq!(p.learned_permille, 1000);
-        for w in [77u128 << 16 | 0x33 << 24, 200u128 << 16 | 0xf0 << 24 | 1 << 40, 255u128 << 16] {
+        for w in [
+            77u128 << 16 | 0x33 << 24,
+            200u128 << 16 | 0xf0 << 24 | 1 << 40,
+            255u128 << 16,
+        ] {
             assert_eq!(p.print(w), toy(w), "word {w:x}");
         }
     }
@@ -741,7 +972,9 @@ pub fn learn_printers(
     let per = samples_by_variant(&codec, model, entries);
     let mut jobs: Vec<((u16, u16), Vec<Sample>)> = per.into_iter().collect();
     jobs.sort_by_key(|(k, _)| *k);
-    let learned: Vec<((u16, u16), Option<Printer>, usize, usize)> = jobs
+    /// Per variant: its id, the kept printer, answers reproduced, answers.
+    type Learned = ((u16, u16), Option<Printer>, usize, usize);
+    let learned: Vec<Learned> = jobs
         .par_iter()
         .map(|(id, samples)| {
             let vid = crate::codec::VariantId {
@@ -762,9 +995,22 @@ pub fn learn_printers(
             // the word) is kept aside, the printer learned from the rest; the kept printer is
             // then learned from all of them.
             let aside = |w: u128| (w ^ w >> 64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 61 == 0;
-            let (val, fit): (Vec<Sample>, Vec<Sample>) = samples.iter().partition(|(w, _)| aside(*w));
-            let trial = learn(v.fixed_mask, &groups, &fit);
-            let right = |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.print(*w) == *t).count();
+            let (val, fit): (Vec<Sample>, Vec<Sample>) =
+                samples.iter().partition(|(w, _)| aside(*w));
+            let right =
+                |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.print(*w) == *t).count();
+            // Both ways of cutting answers are tried; the one right on more set-aside answers
+            // is kept.
+            let (cutting, trial) = [Cutting::SlotTexts, Cutting::GroupTexts]
+                .into_iter()
+                .map(|c| (c, learn_with(v.fixed_mask, &groups, &fit, c)))
+                .max_by_key(|(c, p)| {
+                    (
+                        p.as_ref().map_or(0, |p| right(p, &val)),
+                        *c == Cutting::SlotTexts,
+                    )
+                })
+                .expect("two trials");
             let old_val = val
                 .iter()
                 .filter(|(w, t)| {
@@ -775,7 +1021,9 @@ pub fn learn_printers(
                 .count();
             let keep = trial.as_ref().is_some_and(|p| right(p, &val) > old_val)
                 || (val.is_empty() && trial.as_ref().is_some_and(|p| right(p, &fit) > old));
-            let p = keep.then(|| learn(v.fixed_mask, &groups, samples)).flatten();
+            let p = keep
+                .then(|| learn_with(v.fixed_mask, &groups, samples, cutting))
+                .flatten();
             let new = p.as_ref().map_or(0, |p| right(p, samples));
             (*id, p, if keep { new } else { old }, samples.len())
         })
@@ -796,7 +1044,12 @@ pub fn learn_printers(
 /// The bit groups a printer is learned over: each field of the variant, then each bit that
 /// neither a field nor the fixed bits hold.
 pub fn candidate_groups(v: &crate::spec::Variant) -> Vec<u128> {
-    let mut groups: Vec<u128> = v.fields.iter().map(|f| f.mask()).filter(|&m| m != 0).collect();
+    let mut groups: Vec<u128> = v
+        .fields
+        .iter()
+        .map(|f| f.mask())
+        .filter(|&m| m != 0)
+        .collect();
     let held = groups.iter().fold(v.fixed_mask, |a, &m| a | m);
     groups.extend((0..128).map(|b| 1u128 << b).filter(|&m| m & held == 0));
     groups
@@ -820,7 +1073,7 @@ pub fn samples_by_variant<'a>(
         let Some(d) = codec.decode(e.arch, crate::codec::Word(e.word)) else {
             continue;
         };
-        let d = model.choose(&codec, d);
+        let d = model.choose(codec, d);
         per.entry((d.id.table, d.id.variant))
             .or_default()
             .push((e.word, t.as_str()));
@@ -834,7 +1087,11 @@ pub fn samples_by_variant<'a>(
 /// and two fixed patterns (wider groups). Empty when the variant has no form bits. These are
 /// the words a printer needs to find each group's place in the text of each form.
 pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u128> {
-    let samples: Vec<Sample> = samples.iter().copied().filter(|(_, t)| !t.is_empty()).collect();
+    let samples: Vec<Sample> = samples
+        .iter()
+        .copied()
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
     let Some(&base) = samples
         .iter()
         .min_by_key(|(w, _)| ((w & !v.fixed_mask).count_ones(), *w))
@@ -848,7 +1105,8 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     if form == 0 {
         return Vec::new();
     }
-    let keys: std::collections::BTreeSet<u128> = samples.iter().map(|(w, _)| pext(*w, form)).collect();
+    let keys: std::collections::BTreeSet<u128> =
+        samples.iter().map(|(w, _)| pext(*w, form)).collect();
     let mut out = Vec::new();
     for k in keys {
         let b = v.fixed_value | deposit(k, form);
@@ -862,10 +1120,18 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
             let values: Vec<u128> = if w <= 3 {
                 (1..1u128 << w).collect()
             } else {
-                let all = if w >= 128 { u128::MAX } else { (1u128 << w) - 1 };
+                let all = if w >= 128 {
+                    u128::MAX
+                } else {
+                    (1u128 << w) - 1
+                };
                 (0..w)
                     .map(|i| 1u128 << i)
-                    .chain([all, 0x5555_5555_5555_5555_5555_5555_5555_5555 & all, 0x3333_3333_3333_3333_3333_3333_3333_3333 & all])
+                    .chain([
+                        all,
+                        0x5555_5555_5555_5555_5555_5555_5555_5555 & all,
+                        0x3333_3333_3333_3333_3333_3333_3333_3333 & all,
+                    ])
                     .collect()
             };
             out.extend(values.into_iter().map(|x| b & !g | deposit(x, g)));
@@ -874,4 +1140,99 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// A float rule for the slot's value table ([`NumberRule::float`]): the bits of the whole
+/// slot or of one group in it, as a float printed `%.20g`, found inside the text.
+fn try_float(
+    mask: u128,
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+) -> Option<(usize, NumberRule)> {
+    let mut cands: Vec<u128> = vec![mask];
+    cands.extend(
+        groups
+            .iter()
+            .copied()
+            .filter(|&g| g & mask == g && g != mask && g.count_ones() >= 8),
+    );
+    let mut best: Option<(usize, NumberRule)> = None;
+    for num in cands {
+        let w = num.count_ones();
+        if !(8..=32).contains(&w) && w != 64 {
+            continue;
+        }
+        let probe = NumberRule {
+            mask: num,
+            signed: false,
+            hex: false,
+            scale: 1,
+            float: true,
+            affixes: Vec::new(),
+        };
+        let mut affixes: HashMap<(u128, bool), HashMap<(String, String), usize>> = HashMap::new();
+        for (&k, t) in table {
+            let word = deposit(k, mask);
+            let Some(x) = probe.float_value(word).filter(|x| x.is_finite()) else {
+                continue;
+            };
+            let f = crate::spec::printer::format_g20(x);
+            let Some(pos) = t.find(&f) else { continue };
+            // A short number ("0", "1") is found in almost any text: require a boundary.
+            let after = t[pos + f.len()..].chars().next();
+            if after.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == 'e') {
+                continue;
+            }
+            let other = pext(word, mask & !num);
+            *affixes
+                .entry((other, x.is_sign_negative()))
+                .or_default()
+                .entry((t[..pos].to_string(), t[pos + f.len()..].to_string()))
+                .or_default() += 1;
+        }
+        let hits: usize = affixes
+            .values()
+            .map(|m| m.values().max().copied().unwrap_or(0))
+            .sum();
+        if hits == 0 || best.as_ref().is_some_and(|(h, _)| hits <= *h) {
+            continue;
+        }
+        let mut list: Vec<(Key, bool, String, String)> = affixes
+            .into_iter()
+            .map(|((k, neg), m)| {
+                let ((p, s), _) = m
+                    .into_iter()
+                    .max_by_key(|(a, c)| (*c, std::cmp::Reverse(a.clone())))
+                    .expect("non-empty");
+                (Key(k), neg, p, s)
+            })
+            .collect();
+        list.sort();
+        best = Some((
+            hits,
+            NumberRule {
+                affixes: list,
+                ..probe
+            },
+        ));
+    }
+    best
+}
+
+#[cfg(test)]
+mod float_tests {
+    use crate::spec::printer::format_g20;
+
+    #[test]
+    fn floats_print_as_c_percent_20g() {
+        // nvdisasm 13.5.37, SM103 FADD_R_R_FI (tests/data/tables/nv_isa_solver-sm103).
+        assert_eq!(
+            format_g20(f32::from_bits(0xb898_d032) as f64),
+            "-7.2867042035795748234e-05"
+        );
+        assert_eq!(format_g20(1.5), "1.5");
+        assert_eq!(format_g20(0.0), "0");
+        assert_eq!(format_g20(-2.0), "-2");
+        assert_eq!(format_g20(1e20), "1e+20");
+    }
 }

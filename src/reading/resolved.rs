@@ -730,12 +730,19 @@ impl ResolvedSet {
             line: e.line(),
             message: e.to_string(),
         })?;
+        // Tables are matched by the last two components of their path (`sm100/TLD.txt`), so
+        // a reading written with `--specs /abs/ws/specs` is found again as `--specs specs`.
+        let tail = |p: &str| -> String {
+            let parts: Vec<&str> = p.rsplit(['/', '\\']).take(2).collect();
+            parts.into_iter().rev().collect::<Vec<_>>().join("/")
+        };
         let keys = |ts: &[Table]| -> Vec<(String, String)> {
             ts.iter()
                 .flat_map(|t| {
+                    let path = tail(&t.path);
                     t.variants
                         .iter()
-                        .map(move |v| (t.path.clone(), v.key.clone()))
+                        .map(move |v| (path.clone(), v.key.clone()))
                 })
                 .collect()
         };

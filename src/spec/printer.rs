@@ -16,7 +16,12 @@ pub struct Printer {
     /// Form bits: bits whose value changes the shape of the whole text (SM80 LD's
     /// `desc[UR0][R0.64]` against `[R0.U32+UR0]`); 0 when there are none. With form bits the
     /// text is printed by the printer of `forms` whose key is the packed form bits.
-    #[serde(default, skip_serializing_if = "is_zero", serialize_with = "hex_ser", deserialize_with = "hex_de")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "hex_ser",
+        deserialize_with = "hex_de"
+    )]
     pub form_mask: u128,
     /// One printer per value of the form bits seen, sorted by key (empty without form bits).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -86,6 +91,11 @@ pub struct NumberRule {
     pub hex: bool,
     /// The printed number is the value times this.
     pub scale: u32,
+    /// The bits are an IEEE float (a 32-bit float's top bits when fewer than 32, a 64-bit
+    /// float when 64), printed as C's `%.20g` (`-7.2867042035795748234e-05`, `1.5`): FADD's
+    /// immediate on SM103.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub float: bool,
     /// (key of the slot's other bits, negative) -> (prefix, suffix).
     pub affixes: Vec<(Key, bool, String, String)>,
 }
@@ -109,7 +119,10 @@ impl Printer {
     pub fn print_into(&self, word: u128, out: &mut String) {
         if self.form_mask != 0 {
             let key = Key(pext(word, self.form_mask));
-            let i = self.forms.binary_search_by_key(&key, |(k, _)| *k).unwrap_or(0);
+            let i = self
+                .forms
+                .binary_search_by_key(&key, |(k, _)| *k)
+                .unwrap_or(0);
             if let Some((_, p)) = self.forms.get(i) {
                 p.print_into(word, out);
             }
@@ -162,6 +175,9 @@ impl NumberRule {
     /// Prints the number of `word` with its affixes; `false` when no affix pair is known for
     /// the other bits of the slot and the sign.
     pub fn print_into(&self, word: u128, slot_mask: u128, out: &mut String) -> bool {
+        if self.float {
+            return self.print_float(word, slot_mask, out);
+        }
         let n = self.value(word);
         let other = Key(pext(word, slot_mask & !self.mask));
         let neg = n < 0;
@@ -176,6 +192,61 @@ impl NumberRule {
         out.push_str(&format_number(n, self.hex));
         out.push_str(suf);
         true
+    }
+}
+
+impl NumberRule {
+    /// The float the bits of `mask` hold, if they are 1..=32 or 64 bits wide.
+    pub fn float_value(&self, word: u128) -> Option<f64> {
+        let v = pext(word, self.mask);
+        match self.mask.count_ones() {
+            64 => Some(f64::from_bits(v as u64)),
+            w @ 1..=32 => Some(f32::from_bits((v as u32) << (32 - w)) as f64),
+            _ => None,
+        }
+    }
+
+    fn print_float(&self, word: u128, slot_mask: u128, out: &mut String) -> bool {
+        let Some(x) = self.float_value(word) else {
+            return false;
+        };
+        if !x.is_finite() {
+            return false;
+        }
+        let other = Key(pext(word, slot_mask & !self.mask));
+        let neg = x.is_sign_negative();
+        let Some((_, _, pre, suf)) = self
+            .affixes
+            .iter()
+            .find(|(k, s, _, _)| *k == other && *s == neg)
+        else {
+            return false;
+        };
+        out.push_str(pre);
+        out.push_str(&format_g20(x));
+        out.push_str(suf);
+        true
+    }
+}
+
+/// C's `printf("%.20g", x)` for a finite `x`: 20 significant digits, trailing zeros dropped,
+/// the exponent form (`e-05`, two digits at least) below 1e-4 or from 1e20.
+pub fn format_g20(x: f64) -> String {
+    let e = format!("{x:.19e}");
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let strip = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..20).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", strip(mant), exp.abs())
+    } else {
+        strip(&format!("{x:.prec$}", prec = (19 - exp) as usize))
     }
 }
 
@@ -200,4 +271,3 @@ pub fn deposit(key: u128, mask: u128) -> u128 {
     }
     out
 }
-
