@@ -443,11 +443,14 @@ fn tally_modifiers(
         }
         pos = hi;
     }
+    // A run of a title piece or of a label no field carries has no field value to tally
+    // (nv_isa_solver pages: a modifier label without a field of its own).
     if hits == 1
         && let Some(fi) = hit
+        && let Some(&value) = d.values().get(fi)
     {
         *tally
-            .entry((d.id, fi, d.values()[fi]))
+            .entry((d.id, fi, value))
             .or_default()
             .entry(theirs_run)
             .or_default() += 1;
