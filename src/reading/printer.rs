@@ -416,8 +416,15 @@ fn overlaps(a: &SlotSpan, b: &Span) -> bool {
     let ins_b = b.start == b.end;
     match (ins_a, ins_b) {
         (false, false) => a.start < b.end && b.start < a.end,
+        // Insertions at one gap are one slot only when they print the same texts (the space
+        // before `;` that any scheduling bit brings): sharing one text (`.INVALID3`) is not
+        // enough, two modifiers can both have it.
         (true, true) => {
-            a.start == b.start && a.vocab.iter().any(|t| !t.is_empty() && b.vocab.contains(t))
+            let texts = |v: &HashSet<String>| -> std::collections::BTreeSet<String> {
+                v.iter().filter(|t| !t.is_empty()).cloned().collect()
+            };
+            let (ta, tb) = (texts(&a.vocab), texts(&b.vocab));
+            a.start == b.start && !ta.is_empty() && ta == tb
         }
         (true, false) => b.start < a.start && a.start < b.end,
         (false, true) => a.start < b.start && b.start < a.end,
@@ -628,7 +635,7 @@ fn cut_sample(
                             continue;
                         }
                         // A text the slot printed alone costs nothing; one of the same shape
-                        // (`R48` for `R5`, `0x1234` for `0x10`) costs 1; anything else 3.
+                        // (`R48` for `R5`, `0x1234` for `0x10`) costs 1; anything else more.
                         let miss = if vocab.contains(&text) {
                             0
                         } else if cutting == Cutting::GroupTexts {
@@ -636,7 +643,9 @@ fn cut_sample(
                         } else if shapes.contains(&shape(&text)) {
                             1
                         } else {
-                            3
+                            // Longer unknown texts cost more, so that one slot does not take
+                            // the texts of its neighbours when a piece is unknown anyway.
+                            2 + (q - p) as u32
                         };
                         let c = rest + miss + (q - p) as u32 / 8;
                         if c < best[i][p] {
