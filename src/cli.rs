@@ -1469,9 +1469,10 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
             .collect();
         versions.sort();
         versions.dedup();
-        let model = Model::learn(&Codec::new(reading.clone())?, &entries);
+        let mut model = Model::learn(&Codec::new(reading.clone())?, &entries);
         let mut reading = reading;
-        let ps = sass_conform::reading::printer::learn_printers(&mut reading, &model, &entries)?;
+        let ps =
+            sass_conform::reading::printer::learn_printers(&mut reading, &mut model, &entries)?;
         eprintln!(
             "printers: {} of {} variants read by a learned printer; {} of {} legal answers learned from reproduced",
             ps.kept, ps.variants, ps.reproduced, ps.answers

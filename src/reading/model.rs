@@ -26,6 +26,12 @@ pub struct TableModel {
     /// learned word matched two variants.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub preference: Vec<u16>,
+    /// Where several variants' fixed bits match a word: a bit tree naming the variant (its
+    /// index in the table) nvdisasm reads it as, learned from which variant's text is right
+    /// ([`crate::reading::printer::learn_printers`]); used before `preference` when the
+    /// variant it names matches the word. `None` when the preference order does as well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chooser: Option<super::tree::Tree>,
 }
 
 /// The learned reading of all tables, parallel to [`Codec::tables`].
@@ -80,6 +86,7 @@ impl Model {
                         .collect(),
                     None => Vec::new(),
                 },
+                chooser: None,
             })
             .collect();
         Model {
@@ -97,6 +104,18 @@ impl Model {
         let Some(t) = self.tables.get(d.id.table as usize) else {
             return d;
         };
+        if let Some(tree) = &t.chooser {
+            let want = VariantId {
+                table: d.id.table,
+                variant: tree.classify(d.word.0),
+            };
+            if want == d.id {
+                return d;
+            }
+            if d.others().contains(&want) {
+                return codec.decode_as(want, d.word).unwrap_or(d);
+            }
+        }
         if t.preference.is_empty() {
             return d;
         }

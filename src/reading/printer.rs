@@ -966,88 +966,299 @@ pub struct PrinterSummary {
     pub reproduced: usize,
 }
 
+/// One legal answer with the variants whose fixed bits match its word (same table).
+struct Obs<'a> {
+    word: u128,
+    text: &'a str,
+    /// The matching variants, the model's choice first.
+    cands: Vec<crate::codec::VariantId>,
+}
+
 /// Learns a printer for every variant of `tables` from the legal answers in `entries` (never
 /// the check split: the caller filters) and keeps it where it reproduces more of them than
-/// the table-shaped reading ([`crate::render::Renderer`]) does. Words are attributed to
-/// variants as `model` chooses.
+/// the table-shaped reading ([`crate::render::Renderer`]) does; then learns which variant
+/// nvdisasm reads a word as where several match ([`super::model::TableModel::chooser`]).
+///
+/// A word several variants match is first given to the variant whose table-shaped text is
+/// closest to nvdisasm's (most tokens in common), printers are learned, the word is given
+/// again to the variant whose learned text is right (or closest), and the printers are
+/// learned anew from that.
 pub fn learn_printers(
     tables: &mut [crate::spec::Table],
-    model: &super::model::Model,
+    model: &mut super::model::Model,
     entries: &[crate::oracle::Entry],
 ) -> Result<PrinterSummary, crate::codec::CodecError> {
+    let codec0 = crate::codec::Codec::new(tables.to_vec())?;
+    let renderer0 = crate::render::Renderer::new(&codec0);
+    let obs = observations(&codec0, model, entries);
+    let first = attribute(&codec0, &renderer0, &obs);
+    let (printers, _) = fit_all(&codec0, &renderer0, &first);
+    let mut trial = tables.to_vec();
+    install(&mut trial, &printers);
+    let codec1 = crate::codec::Codec::new(trial)?;
+    let renderer1 = crate::render::Renderer::new(&codec1);
+    let second = attribute(&codec1, &renderer1, &obs);
+    let (printers, sum) = fit_all(&codec0, &renderer0, &second);
+    install(tables, &printers);
+    let codec2 = crate::codec::Codec::new(tables.to_vec())?;
+    let renderer2 = crate::render::Renderer::new(&codec2);
+    learn_choosers(&codec2, &renderer2, model, &obs, &second);
+    Ok(sum)
+}
+
+/// Per variant: its id, the kept printer, answers reproduced, answers.
+type Learned = ((u16, u16), Option<Printer>, usize, usize);
+
+fn install(tables: &mut [crate::spec::Table], learned: &[Learned]) {
+    for t in tables.iter_mut() {
+        for v in &mut t.variants {
+            v.printer = None;
+        }
+    }
+    for (id, p, _, _) in learned {
+        tables[id.0 as usize].variants[id.1 as usize].printer = p.clone();
+    }
+}
+
+fn observations<'a>(
+    codec: &crate::codec::Codec,
+    model: &super::model::Model,
+    entries: &'a [crate::oracle::Entry],
+) -> Vec<Obs<'a>> {
+    let mut out = Vec::new();
+    for e in entries {
+        let crate::oracle::Answer::Text(t) = &e.answer else {
+            continue;
+        };
+        if t.is_empty() {
+            continue;
+        }
+        let Some(d) = codec.decode(e.arch, crate::codec::Word(e.word)) else {
+            continue;
+        };
+        let pick = model.choose(codec, d.clone()).id;
+        let mut cands = vec![pick];
+        for id in std::iter::once(d.id).chain(d.others().iter().copied()) {
+            if id.table == pick.table && !cands.contains(&id) {
+                cands.push(id);
+            }
+        }
+        out.push(Obs {
+            word: e.word,
+            text: t.as_str(),
+            cands,
+        });
+    }
+    out
+}
+
+/// Tokens two texts have in common (as multisets).
+fn common_tokens(a: &str, b: &str) -> usize {
+    let mut m: HashMap<&str, usize> = HashMap::new();
+    for t in tokens(a) {
+        *m.entry(t).or_default() += 1;
+    }
+    tokens(b)
+        .into_iter()
+        .filter(|t| match m.get_mut(t) {
+            Some(c) if *c > 0 => {
+                *c -= 1;
+                true
+            }
+            _ => false,
+        })
+        .count()
+}
+
+/// The variant each answer is given to: the only one, else the one whose text (by this
+/// reading) equals nvdisasm's, else the closest; ties go to the model's choice.
+fn attribute<'a>(
+    codec: &crate::codec::Codec,
+    renderer: &crate::render::Renderer,
+    obs: &[Obs<'a>],
+) -> HashMap<(u16, u16), Vec<Sample<'a>>> {
     use rayon::prelude::*;
-    let codec = crate::codec::Codec::new(tables.to_vec())?;
-    let renderer = crate::render::Renderer::new(&codec);
-    let per = samples_by_variant(&codec, model, entries);
-    let mut jobs: Vec<((u16, u16), Vec<Sample>)> = per.into_iter().collect();
-    jobs.sort_by_key(|(k, _)| *k);
-    /// Per variant: its id, the kept printer, answers reproduced, answers.
-    type Learned = ((u16, u16), Option<Printer>, usize, usize);
-    let learned: Vec<Learned> = jobs
+    let picks: Vec<crate::codec::VariantId> = obs
         .par_iter()
-        .map(|(id, samples)| {
-            let vid = crate::codec::VariantId {
-                table: id.0,
-                variant: id.1,
+        .map(|o| {
+            if o.cands.len() == 1 {
+                return o.cands[0];
+            }
+            let score = |id: crate::codec::VariantId| -> usize {
+                codec
+                    .decode_as(id, crate::codec::Word(o.word))
+                    .map(|d| renderer.render(codec, &d))
+                    .map_or(0, |t| {
+                        if t == o.text {
+                            usize::MAX
+                        } else {
+                            common_tokens(&t, o.text)
+                        }
+                    })
             };
-            let v = codec.variant(vid);
-            let old = samples
-                .iter()
-                .filter(|(w, t)| {
-                    codec
-                        .decode_as(vid, crate::codec::Word(*w))
-                        .is_some_and(|d| renderer.render(&codec, &d) == *t)
-                })
-                .count();
-            let groups = candidate_groups(v);
-            // Decide on answers the printer was not fitted to: every fifth word (by a hash of
-            // the word) is kept aside, the printer learned from the rest; the kept printer is
-            // then learned from all of them.
-            let aside = |w: u128| (w ^ w >> 64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 61 == 0;
-            let (val, fit): (Vec<Sample>, Vec<Sample>) =
-                samples.iter().partition(|(w, _)| aside(*w));
-            let right =
-                |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.print(*w) == *t).count();
-            // Both ways of cutting answers are tried; the one right on more set-aside answers
-            // is kept.
-            let (cutting, trial) = [Cutting::SlotTexts, Cutting::GroupTexts]
-                .into_iter()
-                .map(|c| (c, learn_with(v.fixed_mask, &groups, &fit, c)))
-                .max_by_key(|(c, p)| {
-                    (
-                        p.as_ref().map_or(0, |p| right(p, &val)),
-                        *c == Cutting::SlotTexts,
-                    )
-                })
-                .expect("two trials");
-            let old_val = val
-                .iter()
-                .filter(|(w, t)| {
-                    codec
-                        .decode_as(vid, crate::codec::Word(*w))
-                        .is_some_and(|d| renderer.render(&codec, &d) == *t)
-                })
-                .count();
-            let keep = trial.as_ref().is_some_and(|p| right(p, &val) > old_val)
-                || (val.is_empty() && trial.as_ref().is_some_and(|p| right(p, &fit) > old));
-            let p = keep
-                .then(|| learn_with(v.fixed_mask, &groups, samples, cutting))
-                .flatten();
-            let new = p.as_ref().map_or(0, |p| right(p, samples));
-            (*id, p, if keep { new } else { old }, samples.len())
+            let mut best = o.cands[0];
+            let mut best_score = score(best);
+            for &id in &o.cands[1..] {
+                let s = score(id);
+                if s > best_score {
+                    best = id;
+                    best_score = s;
+                }
+            }
+            best
         })
         .collect();
+    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
+    for (o, id) in obs.iter().zip(picks) {
+        per.entry((id.table, id.variant))
+            .or_default()
+            .push((o.word, o.text));
+    }
+    per
+}
+
+/// Learns each variant's printer from its answers and keeps it where it beats the
+/// table-shaped reading on a fifth of them set aside.
+fn fit_all(
+    codec: &crate::codec::Codec,
+    renderer: &crate::render::Renderer,
+    per: &HashMap<(u16, u16), Vec<Sample>>,
+) -> (Vec<Learned>, PrinterSummary) {
+    use rayon::prelude::*;
+    let mut jobs: Vec<(&(u16, u16), &Vec<Sample>)> = per.iter().collect();
+    jobs.sort_by_key(|(k, _)| **k);
+    let learned: Vec<Learned> = jobs
+        .par_iter()
+        .map(|(id, samples)| fit_variant(codec, renderer, **id, samples))
+        .collect();
     let mut sum = PrinterSummary::default();
-    for (id, p, ok, n) in learned {
+    for (_, p, ok, n) in &learned {
         sum.variants += 1;
         sum.answers += n;
         sum.reproduced += ok;
         if p.is_some() {
             sum.kept += 1;
         }
-        tables[id.0 as usize].variants[id.1 as usize].printer = p;
     }
-    Ok(sum)
+    (learned, sum)
+}
+
+fn fit_variant(
+    codec: &crate::codec::Codec,
+    renderer: &crate::render::Renderer,
+    id: (u16, u16),
+    samples: &[Sample],
+) -> Learned {
+    let vid = crate::codec::VariantId {
+        table: id.0,
+        variant: id.1,
+    };
+    let v = codec.variant(vid);
+    let table_shaped = |s: &[Sample]| {
+        s.iter()
+            .filter(|(w, t)| {
+                codec
+                    .decode_as(vid, crate::codec::Word(*w))
+                    .is_some_and(|d| renderer.render(codec, &d) == *t)
+            })
+            .count()
+    };
+    let old = table_shaped(samples);
+    let groups = candidate_groups(v);
+    // Decide on answers the printer was not fitted to: every fifth word (by a hash of the
+    // word) is kept aside, the printer learned from the rest; the kept printer is then
+    // learned from all of them.
+    let aside = |w: u128| (w ^ w >> 64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 61 == 0;
+    let (val, fit): (Vec<Sample>, Vec<Sample>) = samples.iter().partition(|(w, _)| aside(*w));
+    let right = |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.print(*w) == *t).count();
+    // Both ways of cutting answers are tried; the one right on more set-aside answers is kept.
+    let (cutting, trial) = [Cutting::SlotTexts, Cutting::GroupTexts]
+        .into_iter()
+        .map(|c| (c, learn_with(v.fixed_mask, &groups, &fit, c)))
+        .max_by_key(|(c, p)| {
+            (
+                p.as_ref().map_or(0, |p| right(p, &val)),
+                *c == Cutting::SlotTexts,
+            )
+        })
+        .expect("two trials");
+    let old_val = table_shaped(&val);
+    let keep = trial.as_ref().is_some_and(|p| right(p, &val) > old_val)
+        || (val.is_empty() && trial.as_ref().is_some_and(|p| right(p, &fit) > old));
+    // The printer learned from all answers, unless it is worse on them than the trial one
+    // (a base word of another shape among the added answers can misalign every slot).
+    let p = keep.then(|| {
+        let all = learn_with(v.fixed_mask, &groups, samples, cutting);
+        let trial_right = trial.as_ref().map_or(0, |p| right(p, samples));
+        match all {
+            Some(p) if right(&p, samples) >= trial_right => Some(p),
+            _ => trial.clone(),
+        }
+    });
+    let p = p.flatten();
+    let new = p.as_ref().map_or(0, |p| right(p, samples));
+    (id, p, if keep { new } else { old }, samples.len())
+}
+
+/// Per table, a bit tree that names the variant nvdisasm reads a word as where several
+/// match, learned from the attributed answers; kept where it gets more of those answers'
+/// texts right than the model's preference order.
+fn learn_choosers(
+    codec: &crate::codec::Codec,
+    renderer: &crate::render::Renderer,
+    model: &mut super::model::Model,
+    obs: &[Obs],
+    attributed: &HashMap<(u16, u16), Vec<Sample>>,
+) {
+    let mut owner: HashMap<u128, crate::codec::VariantId> = HashMap::new();
+    for ((t, v), samples) in attributed {
+        for (w, _) in samples {
+            owner.insert(
+                *w,
+                crate::codec::VariantId {
+                    table: *t,
+                    variant: *v,
+                },
+            );
+        }
+    }
+    let mut per_table: BTreeMap<u16, Vec<&Obs>> = BTreeMap::new();
+    for o in obs.iter().filter(|o| o.cands.len() > 1) {
+        per_table.entry(o.cands[0].table).or_default().push(o);
+    }
+    for (t, list) in per_table {
+        let samples: Vec<(u128, u16)> = list
+            .iter()
+            .filter_map(|o| owner.get(&o.word).map(|id| (o.word, id.variant)))
+            .collect();
+        let Some(tree) = super::tree::Tree::learn(&samples) else {
+            continue;
+        };
+        let text_of = |id: crate::codec::VariantId, w: u128| {
+            codec
+                .decode_as(id, crate::codec::Word(w))
+                .map(|d| renderer.render(codec, &d))
+        };
+        let (mut by_tree, mut by_order) = (0usize, 0usize);
+        for o in &list {
+            let want = crate::codec::VariantId {
+                table: t,
+                variant: tree.classify(o.word),
+            };
+            let id = if o.cands.contains(&want) {
+                want
+            } else {
+                o.cands[0]
+            };
+            by_tree += usize::from(text_of(id, o.word).as_deref() == Some(o.text));
+            by_order += usize::from(text_of(o.cands[0], o.word).as_deref() == Some(o.text));
+        }
+        if by_tree > by_order
+            && let Some(tm) = model.tables.get_mut(t as usize)
+        {
+            tm.chooser = Some(tree);
+        }
+    }
 }
 
 /// The bit groups a printer is learned over: each field of the variant, then each bit that
