@@ -109,3 +109,102 @@ fn iabs_page_on_sm103_is_learned_from_scratch() {
     assert!(ok * 1000 >= n * 900, "{ok}/{n}");
     assert!(verdict >= 95.0, "{verdict}");
 }
+
+/// The learner on mutated tables, against the recorded answers of tests/data/learned (a fake
+/// oracle: the answers are for the unmutated tables' words): every table that still parses is
+/// learned (bit readings, layouts, modifiers, operands, the model, printers and choosers)
+/// without a panic. Time-budgeted (`LEARN_PROPTEST_SECS`, default 20 s); the seed is printed
+/// (`LEARN_PROPTEST_SEED` repeats a run).
+#[test]
+fn learning_mutated_tables_never_panics() {
+    use sass_conform::codec::Codec;
+    use sass_conform::reading::{model::Model, printer::learn_printers, resolved};
+    let secs: u64 = std::env::var("LEARN_PROPTEST_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    let seed: u64 = std::env::var("LEARN_PROPTEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    eprintln!("learning_mutated_tables_never_panics: seed {seed} (LEARN_PROPTEST_SEED), {secs} s");
+    let mut rng = seed | 1;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let cases: Vec<(PathBuf, String, Vec<sass_conform::oracle::Entry>)> = ["tld90", "s2ur", "iabs"]
+        .iter()
+        .map(|n| {
+            let ws = data(n);
+            let specs = ws.join("specs");
+            let file = std::fs::read_dir(&specs)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.extension().is_some_and(|x| x == "txt" || x == "html"))
+                .unwrap();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let entries =
+                sass_conform::oracle::load_entries_where(ws.join("oracle"), |_| true).unwrap();
+            (file, text, entries)
+        })
+        .collect();
+    let start = std::time::Instant::now();
+    let (mut runs, mut learned) = (0, 0);
+    while start.elapsed().as_secs() < secs {
+        let (file, text, entries) = &cases[(next() % cases.len() as u64) as usize];
+        let mut bytes = text.clone().into_bytes();
+        for _ in 0..1 + next() % 6 {
+            let i = (next() % bytes.len() as u64) as usize;
+            match next() % 4 {
+                0 => bytes[i] = b"01 \t\n.|,[]+RUPI"[(next() % 15) as usize],
+                1 => {
+                    let j = (i + (next() % 40) as usize).min(bytes.len());
+                    bytes.drain(i..j);
+                }
+                2 => bytes[i] ^= 1 << (next() % 7),
+                _ => {
+                    let j = (next() % bytes.len() as u64) as usize;
+                    bytes.swap(i, j);
+                }
+            }
+            if bytes.is_empty() {
+                break;
+            }
+        }
+        runs += 1;
+        let Ok(mutated) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let name = file.to_string_lossy().into_owned();
+        let parsed = if name.ends_with(".html") {
+            sass_conform::spec::parse_html(&name, &mutated)
+        } else {
+            sass_conform::spec::parse_table(&name, &mutated)
+        };
+        let Ok(mut table) = parsed else { continue };
+        if table.arch.is_none() {
+            table.arch = Some(entries[0].arch);
+        }
+        let Ok(codec) = Codec::new(vec![table]) else {
+            continue;
+        };
+        let layouts = resolved::resolve_tables(&codec, entries);
+        let mut reading = resolved::read_tables(layouts, entries);
+        let Ok(c2) = Codec::new(reading.clone()) else {
+            continue;
+        };
+        let mut model = Model::learn(&c2, entries);
+        let _ = learn_printers(&mut reading, &mut model, entries);
+        learned += 1;
+    }
+    eprintln!("learning_mutated_tables_never_panics: {runs} mutated tables, {learned} learned");
+    assert!(runs > 0);
+}
