@@ -314,7 +314,7 @@ fn group_spans(
     t0: &[&str],
 ) -> Vec<Span> {
     let mut out = Vec::new();
-    for &g in groups {
+    for &g in &split_groups(fixed_mask, groups, samples, base, t0) {
         let mut span: Option<(usize, usize)> = None;
         let mut vocab = HashSet::new();
         let mut diffs: Vec<(usize, usize, usize, usize, Vec<&str>)> = Vec::new();
@@ -352,6 +352,66 @@ fn group_spans(
             vocab,
             alone,
         });
+    }
+    out
+}
+
+/// The candidate groups, each split where its bits, flipped alone, rewrite different places
+/// of the base text: a table's 4-bit `reuse` field whose bit k puts `.reuse` on operand k
+/// becomes four groups; a register field (every bit rewrites the same token) stays whole.
+fn split_groups(
+    fixed_mask: u128,
+    groups: &[u128],
+    samples: &[Sample],
+    base: Sample,
+    t0: &[&str],
+) -> Vec<u128> {
+    let mut out = Vec::new();
+    for &g in groups {
+        if g.count_ones() < 2 {
+            out.push(g);
+            continue;
+        }
+        // Each bit's reach, from the answers that differ from the base in that bit only.
+        let mut reach: BTreeMap<(usize, usize), u128> = BTreeMap::new();
+        let mut unseen = 0u128;
+        let mut m = g;
+        while m != 0 {
+            let bit = m & m.wrapping_neg();
+            m &= m - 1;
+            let hit = samples
+                .iter()
+                .find(|(w, _)| (w ^ base.0) & !fixed_mask == bit)
+                .and_then(|(_, t)| hull(t0, &tokens(t)));
+            match hit {
+                Some((a0, a1, _, _)) => *reach.entry((a0, a1)).or_default() |= bit,
+                None => unseen |= bit,
+            }
+        }
+        // Bits whose reaches overlap stay together; bits never seen alone stay with the last.
+        let mut parts: Vec<((usize, usize), u128)> = Vec::new();
+        for ((a0, a1), bits) in reach {
+            let meets = |p: &(usize, usize)| {
+                (a0 < p.1 && p.0 < a1)
+                    || (a0 == a1 && p.0 < a0 && a0 < p.1)
+                    || (p.0 == p.1 && a0 < p.0 && p.0 < a1)
+            };
+            match parts.iter_mut().find(|(p, _)| meets(p)) {
+                Some((p, b)) => {
+                    *p = (p.0.min(a0), p.1.max(a1));
+                    *b |= bits;
+                }
+                None => parts.push(((a0, a1), bits)),
+            }
+        }
+        if parts.len() <= 1 {
+            out.push(g);
+        } else {
+            let n = parts.len();
+            for (k, (_, bits)) in parts.into_iter().enumerate() {
+                out.push(if k + 1 == n { bits | unseen } else { bits });
+            }
+        }
     }
     out
 }
