@@ -1096,7 +1096,7 @@ fn observations<'a>(
         let Some(d) = codec.decode(e.arch, crate::codec::Word(e.word)) else {
             continue;
         };
-        let pick = model.choose(codec, d.clone()).id;
+        let pick = model.choose(codec, d).id;
         let mut cands = vec![pick];
         for id in std::iter::once(d.id).chain(d.others().iter().copied()) {
             if id.table == pick.table && !cands.contains(&id) {
