@@ -1489,6 +1489,8 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
             tables: reading,
             layouts: tables,
         };
+        // Ctrl-C while learning: nothing is written.
+        oracle::interrupt::check()?;
         set.write(path)?;
         let c2 = Codec::new(set.tables)?;
         let r2 = Renderer::new(&c2);

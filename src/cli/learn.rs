@@ -44,15 +44,30 @@ struct Workspace {
 }
 
 pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
+    oracle::interrupt::install()?;
     if let Some(n) = a.jobs {
         // The nvdisasm runner starts as many processes as the pool has threads. Only the first
-        // call in a process can set the pool; a second is harmless.
+        // call in a process can set the pool; a second is harmless. More than 4 per core only
+        // costs memory.
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let n = n.clamp(1, 4 * cores);
+        if Some(n) != a.jobs {
+            eprintln!(
+                "learn: --jobs {} taken as {n} ({cores} cores)",
+                a.jobs.unwrap_or(0)
+            );
+        }
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n)
             .build_global();
     }
     let started = std::time::Instant::now();
-    let bundled = a.paths.len() == 1 && a.paths[0] == Path::new("specs");
+    // The bundled tables: `learn` alone (or `learn specs` with no option that says otherwise)
+    // keeps oracle/ and resolved/ as every other command reads them.
+    let bundled = a.paths.len() == 1
+        && a.paths[0] == Path::new("specs")
+        && a.workspace.is_none()
+        && a.arch.is_none();
     let (ws, skipped) = if bundled {
         let ws = Workspace {
             specs: PathBuf::from("specs"),
@@ -66,9 +81,6 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     } else {
         prepare_workspace(a)?
     };
-    for s in &skipped {
-        eprintln!("learn: skipped {}: {}", s.path.display(), s.error);
-    }
     let tables = load_some_tables(std::slice::from_ref(&ws.specs), None)?;
     if tables.is_empty() {
         bail!("no table to learn (every table was skipped)");
@@ -101,6 +113,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         })?;
     }
     resolve_write(&ws)?;
+    oracle::interrupt::check()?;
     // 2. The form-bit experiment, then the learn split.
     if missing(&|t| format!("forms/{}-{}.tsv", arch_of(t), t.mnemonic)) {
         step("form bits (oracle forms)");
@@ -123,6 +136,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         })?;
     }
     resolve_write(&ws)?;
+    oracle::interrupt::check()?;
     // 3. Sweeps around each form the learn split showed, then learn again.
     if missing(&|t| format!("sweeps/{}-{}.tsv", arch_of(t), t.mnemonic)) {
         step("sweeps around forms (oracle sweeps)");
@@ -133,6 +147,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
             nvdisasm: a.nvdisasm.clone(),
         })?;
         resolve_write(&ws)?;
+        oracle::interrupt::check()?;
     }
     // 4. The check split, never learned from, and the figures.
     if missing(&|t| format!("combos/check/{}-{}.tsv", arch_of(t), t.mnemonic)) {
@@ -182,7 +197,10 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     if skipped.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("learn: {} table(s) skipped (above)", skipped.len());
+        eprintln!("learn: {} table(s) skipped:", skipped.len());
+        for (path, why) in &skipped {
+            eprintln!("  {}: {why}", path.display());
+        }
         Ok(ExitCode::from(1))
     }
 }
@@ -208,42 +226,87 @@ fn resolve_write(ws: &Workspace) -> Result<()> {
 }
 
 /// Copies every table of `a.paths` that loads into WORKSPACE/specs (byte-identical, with an
-/// ARCH_MANIFEST.tsv for the ones whose arch comes from `--arch` or a manifest), and returns
-/// the workspace and the tables skipped.
-fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<spec::Skipped>)> {
+/// ARCH_MANIFEST.tsv for the ones whose arch comes from `--arch` or a manifest; tables left
+/// there by an earlier run and no longer given are removed), and returns the workspace and
+/// the tables skipped, each with why. Skipped: a table that does not load, has no arch, is
+/// of an arch nvdisasm refuses, or repeats a mnemonic already in the run on its arch (their
+/// answers would share one oracle file); anything under a `*.learn` folder (a workspace).
+fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>)> {
     let first = &a.paths[0];
+    let (tables, lenient_skips) = spec::load_tables_lenient(&a.paths, a.arch);
+    let mut skipped: Vec<(PathBuf, String)> = lenient_skips
+        .into_iter()
+        .map(|s| (s.path, s.error.to_string()))
+        .collect();
+    let in_workspace = |p: &Path| {
+        p.components()
+            .any(|c| c.as_os_str().to_string_lossy().ends_with(".learn"))
+    };
+    let tables: Vec<spec::Table> = tables
+        .into_iter()
+        .filter(|t| !in_workspace(Path::new(&t.path)))
+        .collect();
+    if tables.is_empty() {
+        for (p, why) in &skipped {
+            eprintln!("learn: skipped {}: {why}", p.display());
+        }
+        bail!(
+            "no table loaded from {} (table files: *.txt in either dialect, nv_isa_solver *.html)",
+            a.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let root = match &a.workspace {
         Some(w) => w.clone(),
         None => {
-            let name = first
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            let canon = first.canonicalize().unwrap_or_else(|_| first.clone());
+            let name = canon
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "tables".into());
-            let parent = first
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.parent().map(Path::to_path_buf))
+            let parent = canon
+                .parent()
+                .map(Path::to_path_buf)
                 .unwrap_or_else(|| PathBuf::from("."));
             parent.join(format!("{name}.learn"))
         }
     };
-    let (tables, skipped) = spec::load_tables_lenient(&a.paths, a.arch);
+    let accepted = archs_nvdisasm_takes(a, &tables);
     let specs = root.join("specs");
     std::fs::create_dir_all(&specs).with_context(|| format!("creating {}", specs.display()))?;
     let mut manifest =
         String::from("# written by sass-conform learn: the arch of tables without an arch line\n");
     let mut names = std::collections::HashSet::new();
+    let mut seen: std::collections::HashMap<(Arch, String), String> = Default::default();
     for t in &tables {
         let src = Path::new(&t.path);
         let Some(name) = src.file_name().map(|n| n.to_string_lossy().into_owned()) else {
             continue;
         };
         let Some(arch) = t.arch else {
-            eprintln!("learn: skipped {}: no arch (give --arch)", t.path);
+            skipped.push((src.to_path_buf(), "no arch: give --arch".into()));
             continue;
         };
-        // Two tables of one name from different folders: the second gets the arch in its name.
+        if let Some(Err(why)) = accepted.get(&arch) {
+            skipped.push((src.to_path_buf(), format!("nvdisasm refuses {arch}: {why}")));
+            continue;
+        }
+        if let Some(other) = seen.get(&(arch, t.mnemonic.clone())) {
+            skipped.push((
+                src.to_path_buf(),
+                format!(
+                    "a table of {} on {arch} is already in this run ({other}); learn it in a workspace of its own (--workspace)",
+                    t.mnemonic
+                ),
+            ));
+            continue;
+        }
+        seen.insert((arch, t.mnemonic.clone()), t.path.clone());
+        // Two tables of one file name from different folders: the second gets its arch in
+        // its name (one arch and mnemonic twice was refused above).
         let name = if names.insert(name.clone()) {
             name
         } else {
@@ -263,10 +326,27 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<spec::Skipped>)> {
             ));
         }
     }
+    // Tables an earlier run copied and this one did not: not part of this run any more.
+    for e in std::fs::read_dir(&specs).with_context(|| format!("listing {}", specs.display()))? {
+        let p = e?.path();
+        let n = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if p.is_file() && n != "ARCH_MANIFEST.tsv" && !names.contains(&n) {
+            std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
+        }
+    }
     let mpath = specs.join("ARCH_MANIFEST.tsv");
     if std::fs::read_to_string(&mpath).ok().as_deref() != Some(manifest.as_str()) {
         std::fs::write(&mpath, &manifest)
             .with_context(|| format!("writing {}", mpath.display()))?;
+    }
+    for (p, why) in &skipped {
+        eprintln!("learn: skipped {}: {why}", p.display());
+    }
+    if names.is_empty() {
+        bail!("no table left to learn (every table was skipped, above)");
     }
     let ws = Workspace {
         specs,
@@ -277,4 +357,28 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<spec::Skipped>)> {
             .unwrap_or_else(|| root.join("resolved/tables.json")),
     };
     Ok((ws, skipped))
+}
+
+/// For each arch of `tables`: whether nvdisasm disassembles the first variant's fixed word
+/// for it (an arch it does not know is refused with its message).
+fn archs_nvdisasm_takes(
+    a: &LearnArgs,
+    tables: &[spec::Table],
+) -> std::collections::HashMap<Arch, std::result::Result<(), String>> {
+    let mut out = std::collections::HashMap::new();
+    let nv = match Nvdisasm::locate(a.nvdisasm.as_deref()) {
+        Ok(nv) => nv,
+        Err(_) => return out, // the first recording step names the missing nvdisasm
+    };
+    for t in tables {
+        let (Some(arch), Some(v)) = (t.arch, t.variants.first()) else {
+            continue;
+        };
+        out.entry(arch).or_insert_with(|| {
+            nv.disassemble(arch, &[v.fixed_value], None)
+                .map(|_| ())
+                .map_err(|e| format!("{e:#}").lines().next().unwrap_or("").to_string())
+        });
+    }
+    out
 }

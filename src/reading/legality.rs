@@ -146,7 +146,8 @@ pub fn text_mnemonic(t: &str) -> &str {
     } else {
         first
     };
-    op.split('.').next().unwrap_or("")
+    // `NOP;`: some opclasses print no space before the `;` (SM103 NOP, IADD3).
+    op.split('.').next().unwrap_or("").trim_end_matches(';')
 }
 
 /// Learns the constraint tables of one set of answers (one table file's words): per table
@@ -281,5 +282,6 @@ mod tests {
         assert_eq!(t[0].refuses(base | 1 << 122), Some(0x20));
         assert_eq!(t[0].refuses(base), None);
         assert_eq!(text_mnemonic("@!P0 LDG.E.EL R1, [R2.64] ;"), "LDG");
+        assert_eq!(text_mnemonic("@P0 NOP;"), "NOP");
     }
 }

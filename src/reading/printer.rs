@@ -176,6 +176,22 @@ fn learn_at(
         }
     }
     order_gaps(&mut skel, &slots, &samples);
+    // Groups never legal alone (a reuse bit): placed by pairs of answers that differ in them
+    // only (the `oracle sweeps` experiment makes such pairs).
+    let placed: u128 = spans.iter().fold(0, |m, s| m | s.mask);
+    let missing: Vec<u128> = split_groups(fixed_mask, groups, &samples, base, &t0)
+        .into_iter()
+        .filter(|g| g & placed == 0)
+        .collect();
+    for (after, new) in pair_slots(&missing, &samples, &skel, &slots, cutting) {
+        let k = slots.len();
+        slots.push(new);
+        let at = skel
+            .iter()
+            .position(|e| matches!(e, Elem::Slot(i) if *i == after.0))
+            .map_or(skel.len(), |p| if after.1 { p + 1 } else { p });
+        skel.insert(at, Elem::Slot(k));
+    }
     let cut: Vec<(u128, Vec<String>)> = samples
         .iter()
         .filter_map(|&(w, t)| cut_sample(&skel, &slots, t, cutting).map(|c| (w, c)))
@@ -597,6 +613,95 @@ fn skeleton(t0: &[&str], slots: &[SlotSpan]) -> Vec<Elem> {
             out.push(Elem::Anchor(t0[i].to_string()));
             i += 1;
         }
+    }
+    out
+}
+
+/// For each group no answer shows alone, the slot it adds text to, found from pairs of
+/// answers that differ in that group only: ((slot, after it), the new slot). The text is
+/// what the group adds at the end (or the start) of that slot's text.
+fn pair_slots(
+    missing: &[u128],
+    samples: &[Sample],
+    skel: &[Elem],
+    slots: &[SlotSpan],
+    cutting: Cutting,
+) -> Vec<((usize, bool), SlotSpan)> {
+    let by_word: HashMap<u128, &str> = samples.iter().map(|(w, t)| (*w, *t)).collect();
+    let slot_of: Vec<usize> = skel
+        .iter()
+        .filter_map(|e| match e {
+            Elem::Slot(k) => Some(*k),
+            Elem::Anchor(_) => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for &g in missing {
+        let mut votes: HashMap<(usize, bool), HashMap<String, usize>> = HashMap::new();
+        let mut tried = 0;
+        for &(w, t) in samples {
+            if w & g == 0 || tried >= 64 {
+                continue;
+            }
+            let Some(t2) = by_word.get(&(w & !g)) else {
+                continue;
+            };
+            if t == *t2 {
+                continue;
+            }
+            tried += 1;
+            let (Some(c1), Some(c2)) = (
+                cut_sample(skel, slots, t, cutting),
+                cut_sample(skel, slots, t2, cutting),
+            ) else {
+                continue;
+            };
+            let differ: Vec<usize> = (0..c1.len()).filter(|&i| c1[i] != c2[i]).collect();
+            let [i] = differ[..] else { continue };
+            let (with, without) = (&c1[i], &c2[i]);
+            if let Some(suf) = with
+                .strip_prefix(without.as_str())
+                .filter(|x| !x.is_empty())
+            {
+                *votes
+                    .entry((slot_of[i], true))
+                    .or_default()
+                    .entry(suf.to_string())
+                    .or_default() += 1;
+            } else if let Some(pre) = with
+                .strip_suffix(without.as_str())
+                .filter(|x| !x.is_empty())
+            {
+                *votes
+                    .entry((slot_of[i], false))
+                    .or_default()
+                    .entry(pre.to_string())
+                    .or_default() += 1;
+            }
+        }
+        let Some((at, texts)) = votes
+            .into_iter()
+            .max_by_key(|(k, m)| (m.values().sum::<usize>(), std::cmp::Reverse(*k)))
+        else {
+            continue;
+        };
+        let mut vocab: HashSet<String> = texts.into_keys().collect();
+        vocab.insert(String::new());
+        let gap = if at.1 {
+            slots[at.0].end
+        } else {
+            slots[at.0].start
+        };
+        out.push((
+            at,
+            SlotSpan {
+                mask: g,
+                start: gap,
+                end: gap,
+                shapes: vocab.iter().map(|t| shape(t)).collect(),
+                vocab,
+            },
+        ));
     }
     out
 }
@@ -1361,7 +1466,9 @@ pub fn samples_by_variant<'a>(
     per
 }
 
-/// The sweep experiment around each form of a variant: for every value of its form bits seen
+/// The printer's experiment for a variant: pairs for each group never legal alone (a legal
+/// word with the group set, asked again with it cleared), and the sweep around each form of
+/// the variant: for every value of its form bits seen
 /// in `samples` (legal answers), the fixed word with those form bits, then that word with each
 /// candidate group set to every value (groups up to 3 bits) or to each single bit, all ones
 /// and two fixed patterns (wider groups). Empty when the variant has no form bits. These are
@@ -1382,8 +1489,26 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     let t0 = tokens(base.1);
     let spans = group_spans(v.fixed_mask, &groups, &samples, base, &t0);
     let form = form_mask(&spans);
+    // Pairs for the groups no answer shows alone: a legal word with the group set, again with
+    // it cleared.
+    let placed: u128 = spans.iter().fold(0, |m, s| m | s.mask);
+    let mut pairs: Vec<u128> = Vec::new();
+    for g in split_groups(v.fixed_mask, &groups, &samples, base, &t0) {
+        if g & placed != 0 {
+            continue;
+        }
+        pairs.extend(
+            samples
+                .iter()
+                .filter(|(w, _)| w & g != 0)
+                .take(16)
+                .map(|(w, _)| w & !g),
+        );
+    }
     if form == 0 {
-        return Vec::new();
+        pairs.sort_unstable();
+        pairs.dedup();
+        return pairs;
     }
     let keys: std::collections::BTreeSet<u128> =
         samples.iter().map(|(w, _)| pext(*w, form)).collect();
@@ -1417,13 +1542,14 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
             out.extend(values.into_iter().map(|x| b & !g | deposit(x, g)));
         }
     }
+    out.extend(pairs);
     out.sort_unstable();
     out.dedup();
     out
 }
 
 /// A float rule for the slot's value table ([`NumberRule::float`]): the bits of the whole
-/// slot or of one group in it, as a float printed `%.20g`, found inside the text.
+/// slot or of one group in it, as a float printed `%.21g`, found inside the text.
 fn try_float(
     mask: u128,
     table: &BTreeMap<u128, &str>,
@@ -1456,7 +1582,7 @@ fn try_float(
             let Some(x) = probe.float_value(word).filter(|x| x.is_finite()) else {
                 continue;
             };
-            let f = crate::spec::printer::format_g20(x);
+            let f = crate::spec::printer::format_float(x);
             let Some(pos) = t.find(&f) else { continue };
             // A short number ("0", "1") is found in almost any text: require a boundary.
             let after = t[pos + f.len()..].chars().next();
@@ -1501,18 +1627,21 @@ fn try_float(
 
 #[cfg(test)]
 mod float_tests {
-    use crate::spec::printer::format_g20;
+    use crate::spec::printer::format_float;
 
     #[test]
-    fn floats_print_as_c_percent_20g() {
+    fn floats_print_as_nvdisasm_does() {
         // nvdisasm 13.5.37, SM103 FADD_R_R_FI (tests/data/tables/nv_isa_solver-sm103).
+        let f = |b: u32| format_float(f32::from_bits(b) as f64);
+        assert_eq!(f(0xb898_d032), "-7.2867042035795748234e-05");
+        assert_eq!(f(0x7838_b850), "1.49862644311012708149e+34");
+        assert_eq!(format_float(1.5), "1.5");
+        assert_eq!(format_float(0.0), "0");
+        assert_eq!(format_float(-2.0), "-2");
+        assert_eq!(format_float(447181952.0), "447181952");
         assert_eq!(
-            format_g20(f32::from_bits(0xb898_d032) as f64),
-            "-7.2867042035795748234e-05"
+            format_float(96505454983852851200.0),
+            "9.65054549838528512000e+19"
         );
-        assert_eq!(format_g20(1.5), "1.5");
-        assert_eq!(format_g20(0.0), "0");
-        assert_eq!(format_g20(-2.0), "-2");
-        assert_eq!(format_g20(1e20), "1e+20");
     }
 }

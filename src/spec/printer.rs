@@ -92,8 +92,8 @@ pub struct NumberRule {
     /// The printed number is the value times this.
     pub scale: u32,
     /// The bits are an IEEE float (a 32-bit float's top bits when fewer than 32, a 64-bit
-    /// float when 64), printed as C's `%.20g` (`-7.2867042035795748234e-05`, `1.5`): FADD's
-    /// immediate on SM103.
+    /// float when 64), printed as nvdisasm prints floats ([`format_float`]): FADD's immediate on
+    /// SM103.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub float: bool,
     /// (key of the slot's other bits, negative) -> (prefix, suffix).
@@ -223,18 +223,27 @@ impl NumberRule {
             return false;
         };
         out.push_str(pre);
-        out.push_str(&format_g20(x));
+        out.push_str(&format_float(x));
         out.push_str(suf);
         true
     }
 }
 
-/// C's `printf("%.20g", x)` for a finite `x`: 20 significant digits, trailing zeros dropped,
-/// the exponent form (`e-05`, two digits at least) below 1e-4 or from 1e20.
-pub fn format_g20(x: f64) -> String {
-    let e = format!("{x:.19e}");
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
+/// A float as nvdisasm 13.5.37 prints it (learned from SM103 FADD immediates, 1,500 words:
+/// every exponent from -45 to 38): C's `%.20g` (20 significant digits, trailing zeros dropped,
+/// `e-05` below 1e-4) under 1e9 in magnitude, C's `%.20e` (21 digits, zeros kept:
+/// `9.65054549838528512000e+19`) from 1e9.
+pub fn format_float(x: f64) -> String {
+    let c_exp = |s: String| -> (String, i32) {
+        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        (mant.to_string(), exp.parse().unwrap_or(0))
+    };
+    if x.abs() >= 1e9 {
+        let (mant, exp) = c_exp(format!("{x:.20e}"));
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{mant}e{sign}{:02}", exp.abs());
+    }
+    let (mant, exp) = c_exp(format!("{x:.19e}"));
     let strip = |s: &str| -> String {
         if s.contains('.') {
             s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -244,7 +253,7 @@ pub fn format_g20(x: f64) -> String {
     };
     if !(-4..20).contains(&exp) {
         let sign = if exp < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", strip(mant), exp.abs())
+        format!("{}e{sign}{:02}", strip(&mant), exp.abs())
     } else {
         strip(&format!("{x:.prec$}", prec = (19 - exp) as usize))
     }
