@@ -162,8 +162,8 @@ fn field_labels_are_checked_against_the_known_kinds() {
             "SCR",
             "S<b>",
             "t.txt:16: label `S<b>` is none of the known kinds (`operand N`, `modi N`, `modi`, \
-             `pred`, `predicate`, a scheduling field, or a flag name: a letter, then letters, \
-             digits, `_`, `-`, `.`)",
+             `pred`, `predicate`, a scheduling field, or a flag name: a letter or two digits \
+             or more, then letters, digits, `_`, `-`, `.`)",
         ),
         (
             "00\t(default)",

@@ -443,8 +443,12 @@ fn check_label(label: &str) -> Result<(), String> {
             )),
         };
     }
+    // A flag name, or a number of two digits or more: nv_isa_solver's SM103 CS2R page labels
+    // a bit `32` (the `.32` modifier); a lone digit is a bit number, not a label.
     let mut chars = label.chars();
-    let flag_like = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+    let first = chars.next();
+    let flag_like = (first.is_some_and(|c| c.is_ascii_alphabetic())
+        || (first.is_some_and(|c| c.is_ascii_digit()) && label.len() >= 2))
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
         && label.len() <= 32;
     if flag_like {
@@ -452,8 +456,8 @@ fn check_label(label: &str) -> Result<(), String> {
     } else {
         Err(format!(
             "label `{shown}` is none of the known kinds (`operand N`, `modi N`, `modi`, `pred`, \
-             `predicate`, a scheduling field, or a flag name: a letter, then letters, digits, \
-             `_`, `-`, `.`)"
+             `predicate`, a scheduling field, or a flag name: a letter or two digits or more, \
+             then letters, digits, `_`, `-`, `.`)"
         ))
     }
 }
