@@ -968,7 +968,7 @@ fn try_rule(
     scale: u32,
     table: &BTreeMap<u128, &str>,
 ) -> Option<(usize, NumberRule)> {
-    let mut affixes: HashMap<(u128, bool), HashMap<(String, String), usize>> = HashMap::new();
+    let mut affixes: AffixTally = HashMap::new();
     let mut hex_votes = (0usize, 0usize);
     let probe = NumberRule {
         mask: num,
@@ -1000,24 +1000,10 @@ fn try_rule(
             .entry((pre.to_string(), suf.to_string()))
             .or_default() += 1;
     }
-    let hits: usize = affixes
-        .values()
-        .map(|m| m.values().max().copied().unwrap_or(0))
-        .sum();
+    let (hits, list) = affix_list(affixes);
     if hits == 0 {
         return None;
     }
-    let mut list: Vec<(Key, bool, String, String)> = affixes
-        .into_iter()
-        .map(|((k, neg), m)| {
-            let ((p, s), _) = m
-                .into_iter()
-                .max_by_key(|(a, c)| (*c, std::cmp::Reverse(a.clone())))
-                .expect("non-empty");
-            (Key(k), neg, p, s)
-        })
-        .collect();
-    list.sort();
     Some((
         hits,
         NumberRule {
@@ -1548,6 +1534,29 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     out
 }
 
+/// Affix tallies: (other bits, negative) -> (prefix, suffix) -> how many values.
+type AffixTally = HashMap<(u128, bool), HashMap<(String, String), usize>>;
+
+/// The most common (prefix, suffix) per (other bits, sign), sorted, and how many values they
+/// explain.
+fn affix_list(affixes: AffixTally) -> (usize, Vec<(Key, bool, String, String)>) {
+    let hits: usize = affixes
+        .values()
+        .map(|m| m.values().max().copied().unwrap_or(0))
+        .sum();
+    let mut list: Vec<(Key, bool, String, String)> = affixes
+        .into_iter()
+        .filter_map(|((k, neg), m)| {
+            let ((p, s), _) = m
+                .into_iter()
+                .max_by_key(|(a, c)| (*c, std::cmp::Reverse(a.clone())))?;
+            Some((Key(k), neg, p, s))
+        })
+        .collect();
+    list.sort();
+    (hits, list)
+}
+
 /// A float rule for the slot's value table ([`NumberRule::float`]): the bits of the whole
 /// slot or of one group in it, as a float printed `%.21g`, found inside the text.
 fn try_float(
@@ -1576,7 +1585,7 @@ fn try_float(
             float: true,
             affixes: Vec::new(),
         };
-        let mut affixes: HashMap<(u128, bool), HashMap<(String, String), usize>> = HashMap::new();
+        let mut affixes: AffixTally = HashMap::new();
         for (&k, t) in table {
             let word = deposit(k, mask);
             let Some(x) = probe.float_value(word).filter(|x| x.is_finite()) else {
@@ -1596,24 +1605,10 @@ fn try_float(
                 .entry((t[..pos].to_string(), t[pos + f.len()..].to_string()))
                 .or_default() += 1;
         }
-        let hits: usize = affixes
-            .values()
-            .map(|m| m.values().max().copied().unwrap_or(0))
-            .sum();
+        let (hits, list) = affix_list(affixes);
         if hits == 0 || best.as_ref().is_some_and(|(h, _)| hits <= *h) {
             continue;
         }
-        let mut list: Vec<(Key, bool, String, String)> = affixes
-            .into_iter()
-            .map(|((k, neg), m)| {
-                let ((p, s), _) = m
-                    .into_iter()
-                    .max_by_key(|(a, c)| (*c, std::cmp::Reverse(a.clone())))
-                    .expect("non-empty");
-                (Key(k), neg, p, s)
-            })
-            .collect();
-        list.sort();
         best = Some((
             hits,
             NumberRule {
