@@ -150,7 +150,8 @@ fn learn_at(
         .iter()
         .min_by_key(|(w, _)| ((w & !fixed_mask).count_ones(), *w))?;
     let t0 = tokens(base.1);
-    let spans = group_spans(fixed_mask, groups, &samples, base, &t0);
+    let split = split_groups(fixed_mask, groups, &samples, base, &t0);
+    let spans = group_spans(fixed_mask, &split, &samples, base, &t0);
     let form = if top { form_mask(&spans) } else { 0 };
     if form != 0 {
         return learn_forms(fixed_mask, form, groups, &samples, cutting);
@@ -179,10 +180,7 @@ fn learn_at(
     // Groups never legal alone (a reuse bit): placed by pairs of answers that differ in them
     // only (the `oracle sweeps` experiment makes such pairs).
     let placed: u128 = spans.iter().fold(0, |m, s| m | s.mask);
-    let missing: Vec<u128> = split_groups(fixed_mask, groups, &samples, base, &t0)
-        .into_iter()
-        .filter(|g| g & placed == 0)
-        .collect();
+    let missing: Vec<u128> = split.into_iter().filter(|g| g & placed == 0).collect();
     for (after, new) in pair_slots(&missing, &samples, &skel, &slots, cutting) {
         let k = slots.len();
         slots.push(new);
@@ -330,7 +328,7 @@ fn group_spans(
     t0: &[&str],
 ) -> Vec<Span> {
     let mut out = Vec::new();
-    for &g in &split_groups(fixed_mask, groups, samples, base, t0) {
+    for &g in groups {
         let mut span: Option<(usize, usize)> = None;
         let mut vocab = HashSet::new();
         let mut diffs: Vec<(usize, usize, usize, usize, Vec<&str>)> = Vec::new();
@@ -1473,13 +1471,14 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     };
     let groups = candidate_groups(v);
     let t0 = tokens(base.1);
-    let spans = group_spans(v.fixed_mask, &groups, &samples, base, &t0);
+    let split = split_groups(v.fixed_mask, &groups, &samples, base, &t0);
+    let spans = group_spans(v.fixed_mask, &split, &samples, base, &t0);
     let form = form_mask(&spans);
     // Pairs for the groups no answer shows alone: a legal word with the group set, again with
     // it cleared.
     let placed: u128 = spans.iter().fold(0, |m, s| m | s.mask);
     let mut pairs: Vec<u128> = Vec::new();
-    for g in split_groups(v.fixed_mask, &groups, &samples, base, &t0) {
+    for g in split {
         if g & placed != 0 {
             continue;
         }
