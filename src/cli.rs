@@ -27,6 +27,7 @@ macro_rules! outln {
 }
 
 mod campaign;
+mod explain;
 mod learn;
 
 /// Spec-conformance fuzzer and differential tester for NVIDIA SASS encoding tables.
@@ -85,6 +86,9 @@ enum Cmd {
     /// and what nvdisasm proves. Resumable: recorded answers stay; a second run adds what is
     /// missing. Tables outside specs/ get a workspace beside them (`<path>.learn`).
     Learn(learn::LearnArgs),
+    /// What the learned reading says of a variant (or of every variant of a mnemonic): its
+    /// fields, how nvdisasm's text is printed (the learned printer's slots), how it is chosen.
+    Explain(explain::ExplainArgs),
 }
 
 #[derive(Args, Debug)]
@@ -555,7 +559,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Oracle(OracleCmd::Run(a)) => oracle_run(&a),
         Cmd::Oracle(OracleCmd::Combos(a)) => record_combos(&a),
         Cmd::Oracle(OracleCmd::Forms(a)) => record_forms(&a),
-        Cmd::Oracle(OracleCmd::Sweeps(a)) => record_sweeps(&a),
+        Cmd::Oracle(OracleCmd::Sweeps(a)) => record_sweeps(&a).map(|_| ExitCode::SUCCESS),
         Cmd::Oracle(OracleCmd::Manifest(a)) => oracle_manifest(&a),
         Cmd::Diff(a) => diff_cmd(&a),
         Cmd::Lint(a) => lint_cmd(&a),
@@ -568,6 +572,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::ArchInfer(a) => arch_infer_cmd(&a),
         Cmd::Campaign(a) => campaign::campaign_cmd(&a),
         Cmd::Learn(a) => learn::learn_cmd(&a),
+        Cmd::Explain(a) => explain::explain_cmd(&a),
         Cmd::Corpus(CorpusCmd::Coverage(a)) => campaign::coverage_cmd(&a),
         Cmd::Corpus(CorpusCmd::Dict(a)) => campaign::dict_cmd(&a),
         Cmd::Corpus(CorpusCmd::Seed {
@@ -1151,7 +1156,9 @@ fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn record_sweeps(a: &FormsArgs) -> Result<ExitCode> {
+/// `oracle sweeps`: records the sweep words [`form_sweep_words`] asks for that are not yet
+/// recorded (added to `sweeps/<ARCH>-<MNEMONIC>.tsv`); returns how many were added.
+fn record_sweeps(a: &FormsArgs) -> Result<usize> {
     use sass_conform::reading::printer::{form_sweep_words, samples_by_variant};
     oracle::interrupt::install()?;
     let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
@@ -1164,6 +1171,7 @@ fn record_sweeps(a: &FormsArgs) -> Result<ExitCode> {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let mut writer = oracle::OracleWriter::open(&a.out)?;
     let mut staged = 0;
+    let mut added = 0;
     for (ti, t) in codec.tables.iter().enumerate() {
         let arch = t.arch.expect("codec tables have an arch");
         let mut want: Vec<u128> = t
@@ -1186,12 +1194,19 @@ fn record_sweeps(a: &FormsArgs) -> Result<ExitCode> {
         pb.set_message(format!("{arch} {} sweeps", t.mnemonic));
         let answers = nv.disassemble(arch, &want, Some(&pb))?;
         pb.finish_and_clear();
-        let mut rows: Vec<Entry> = want
-            .iter()
-            .zip(answers)
-            .map(|(&word, answer)| Entry { arch, word, answer })
-            .collect();
         let rel = format!("sweeps/{arch}-{}.tsv", t.mnemonic);
+        // A later round adds to the file: what is recorded stays.
+        let recorded = a.out.join(&rel);
+        let mut rows: Vec<Entry> = match recorded.is_file() {
+            true => oracle::read_entries(&recorded)?,
+            false => Vec::new(),
+        };
+        rows.extend(
+            want.iter()
+                .zip(answers)
+                .map(|(&word, answer)| Entry { arch, word, answer }),
+        );
+        added += want.len();
         writer.stage_entries(&rel, arch, &mut rows, nv.version(), &command)?;
         eprintln!(
             "{}: {} words (staged)",
@@ -1206,7 +1221,7 @@ fn record_sweeps(a: &FormsArgs) -> Result<ExitCode> {
     } else {
         eprintln!("no variant needs a sweep around its forms");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(added)
 }
 
 fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {

@@ -36,6 +36,9 @@ pub(super) struct LearnArgs {
     nvdisasm: Option<PathBuf>,
 }
 
+/// Most rounds of sweeps around forms (a form within a form within a form needs three).
+const SWEEP_ROUNDS: usize = 3;
+
 /// Where one run of `learn` reads and writes.
 struct Workspace {
     specs: PathBuf,
@@ -137,15 +140,22 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     }
     resolve_write(&ws)?;
     oracle::interrupt::check()?;
-    // 3. Sweeps around each form the learn split showed, then learn again.
-    if missing(&|t| format!("sweeps/{}-{}.tsv", arch_of(t), t.mnemonic)) {
-        step("sweeps around forms (oracle sweeps)");
-        record_sweeps(&FormsArgs {
+    // 3. Sweeps around each form the answers show, then learn again; each round's answers can
+    // show forms within forms, so again until a round adds nothing (at most SWEEP_ROUNDS).
+    // A rerun only records what is missing.
+    for round in 1..=SWEEP_ROUNDS {
+        step(&format!(
+            "sweeps around forms, round {round} (oracle sweeps)"
+        ));
+        let added = record_sweeps(&FormsArgs {
             view: view.clone(),
             specs: ws.specs.clone(),
             out: ws.oracle.clone(),
             nvdisasm: a.nvdisasm.clone(),
         })?;
+        if added == 0 {
+            break;
+        }
         resolve_write(&ws)?;
         oracle::interrupt::check()?;
     }

@@ -280,3 +280,127 @@ pub fn deposit(key: u128, mask: u128) -> u128 {
     }
     out
 }
+
+/// Word bits as ranges, lowest first: `12-15, 90` (empty for 0).
+pub fn bit_ranges(mask: u128) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut m = mask;
+    while m != 0 {
+        let lo = m.trailing_zeros();
+        let run = (m >> lo).trailing_ones();
+        let hi = lo + run - 1;
+        out.push(match run {
+            1 => lo.to_string(),
+            _ => format!("{lo}-{hi}"),
+        });
+        if lo + run >= 128 {
+            break;
+        }
+        m &= u128::MAX << (lo + run);
+    }
+    out.join(", ")
+}
+
+/// Most value-table entries [`Printer::describe`] lists per slot.
+const LISTED: usize = 8;
+
+impl Printer {
+    /// What this printer prints, one line per slot in print order (with form bits, one block
+    /// per form): `fixed "LD"`, `bits 12-15: 0 -> "@P0 ", 7 -> "" (16 values)`,
+    /// `bits 24-31: number, decimal, prefix "R"`. For `sass-conform explain`.
+    pub fn describe(&self) -> Vec<String> {
+        let mut out = vec![format!(
+            "reproduces {:.1}% of the legal answers it was learned from",
+            self.learned_permille as f64 / 10.0
+        )];
+        if self.form_mask != 0 {
+            out.push(format!(
+                "form bits {}: one printer per value seen",
+                bit_ranges(self.form_mask)
+            ));
+            for (k, p) in &self.forms {
+                out.push(format!("  form {:#x}:", k.0));
+                out.extend(p.slot_lines().into_iter().map(|l| format!("    {l}")));
+            }
+            return out;
+        }
+        out.extend(self.slot_lines());
+        out
+    }
+
+    fn slot_lines(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{:>2}. {}", i + 1, s.describe()))
+            .collect()
+    }
+}
+
+impl Slot {
+    /// One line: fixed text, or the bits, the listed texts, the number rule and the default.
+    pub fn describe(&self) -> String {
+        if self.mask == 0 {
+            let t = self.texts.first().map_or("", |(_, t)| t.as_str());
+            return format!("fixed {t:?}");
+        }
+        let mut parts: Vec<String> = self
+            .texts
+            .iter()
+            .take(LISTED)
+            .map(|(k, t)| format!("{:#x} -> {t:?}", k.0))
+            .collect();
+        if self.texts.len() > LISTED {
+            parts.push(format!("... ({} values listed)", self.texts.len()));
+        }
+        if let Some(n) = &self.number {
+            parts.push(n.describe(self.mask));
+        }
+        if let Some(t) = &self.otherwise {
+            parts.push(format!("otherwise {t:?}"));
+        }
+        format!("bits {}: {}", bit_ranges(self.mask), parts.join(", "))
+    }
+}
+
+impl NumberRule {
+    /// `number of bits 24-31 (signed, hex, x4), "R" .. ""` with each affix pair.
+    pub fn describe(&self, slot_mask: u128) -> String {
+        let kind = match (self.float, self.hex) {
+            (true, _) => "float".to_string(),
+            (false, hex) => format!(
+                "{}, {}{}",
+                if self.signed { "signed" } else { "unsigned" },
+                if hex { "hex" } else { "decimal" },
+                if self.scale != 1 {
+                    format!(", x{}", self.scale)
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        let other = slot_mask & !self.mask;
+        let affixes: Vec<String> = self
+            .affixes
+            .iter()
+            .map(|(k, neg, pre, suf)| {
+                let when = match (other != 0, *neg) {
+                    (true, n) => format!(
+                        "bits {} = {:#x}{}: ",
+                        bit_ranges(other),
+                        k.0,
+                        if n { ", negative" } else { "" }
+                    ),
+                    (false, true) => "negative: ".to_string(),
+                    (false, false) => String::new(),
+                };
+                format!("{when}{pre:?} n {suf:?}")
+            })
+            .collect();
+        format!(
+            "otherwise the number in bits {} ({kind}) as {}",
+            bit_ranges(self.mask),
+            affixes.join(" | ")
+        )
+    }
+}

@@ -1,0 +1,154 @@
+//! `sass-conform explain KEY`: what the learned reading says of a variant (or of every variant
+//! of a mnemonic), in table words: its fixed bits and fields, how nvdisasm's text is printed
+//! (the learned printer's slots, or the table-shaped reading), and how the variant is chosen
+//! where several match a word.
+
+use super::*;
+use sass_conform::spec::printer::bit_ranges;
+
+/// Arguments of `explain`.
+#[derive(Args, Debug)]
+pub(super) struct ExplainArgs {
+    /// A variant key (`TLD_P_R_R_R_R_UR_D_I`) or a mnemonic (`LD`: every variant of it).
+    key: String,
+    /// Only tables of this arch.
+    #[arg(long)]
+    arch: Option<Arch>,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
+    #[command(flatten)]
+    view: ViewArgs,
+}
+
+pub(super) fn explain_cmd(a: &ExplainArgs) -> Result<ExitCode> {
+    let (codec, name, model) = load_view_model(&a.specs, &a.view)?;
+    let mut shown = 0;
+    for (ti, t) in codec.tables.iter().enumerate() {
+        if a.arch.is_some() && t.arch != a.arch {
+            continue;
+        }
+        let whole = t.mnemonic.eq_ignore_ascii_case(&a.key);
+        for (vi, v) in t.variants.iter().enumerate() {
+            if !whole && v.key != a.key {
+                continue;
+            }
+            let tm = model.as_ref().and_then(|m| m.tables.get(ti));
+            for line in describe_variant(t, vi, tm, name) {
+                outln!("{line}");
+            }
+            outln!("");
+            shown += 1;
+        }
+    }
+    if shown == 0 {
+        bail!(
+            "{}: no variant key or mnemonic in the tables of {}{}",
+            a.key,
+            a.specs.display(),
+            a.arch.map_or(String::new(), |x| format!(" on {x}"))
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The lines `explain` prints for variant `vi` of `t` (`view`: "resolved" or "as written").
+fn describe_variant(
+    t: &spec::Table,
+    vi: usize,
+    tm: Option<&sass_conform::reading::model::TableModel>,
+    view: &str,
+) -> Vec<String> {
+    let v = &t.variants[vi];
+    let arch = t.arch.map_or("-".to_string(), |a| a.to_string());
+    let mut out = vec![
+        format!(
+            "{arch} {} variant {} ({} line {}; {view})",
+            t.mnemonic, v.key, t.path, v.line
+        ),
+        format!("  distilled: {}", v.distilled),
+        format!(
+            "  fixed bits {}: value {:#034x}",
+            bit_ranges(v.fixed_mask),
+            v.fixed_value
+        ),
+        "  fields:".to_string(),
+    ];
+    for f in &v.fields {
+        let mut s = format!("    bits {:<12} {}", bit_ranges(f.mask()), f.label);
+        if f.signed {
+            s.push_str(", signed");
+        }
+        if !f.names.is_empty() {
+            s.push_str(&format!(", {} values named", f.names.len()));
+        }
+        if !f.rejected.is_empty() {
+            s.push_str(&format!(", {} values rejected", f.rejected.len()));
+        }
+        if !f.context.is_empty() {
+            let m = f.context.iter().fold(0u128, |m, r| m | r.mask());
+            s.push_str(&format!(", context bits {}", bit_ranges(m)));
+        }
+        out.push(s);
+    }
+    if !v.print_order.is_empty() {
+        out.push(format!(
+            "  modifier print order: {}",
+            v.print_order.join(", ")
+        ));
+    }
+    match &v.printer {
+        Some(p) => {
+            out.push("  text: learned printer (slots in print order)".to_string());
+            out.extend(p.describe().into_iter().map(|l| format!("    {l}")));
+        }
+        None => out.push(
+            "  text: table-shaped reading (signature, fields and distilled line; no learned \
+             printer did better on answers set aside)"
+                .to_string(),
+        ),
+    }
+    out.extend(choice_lines(t, vi, tm));
+    out
+}
+
+/// How the variant is chosen where several variants' fixed bits match a word.
+fn choice_lines(
+    t: &spec::Table,
+    vi: usize,
+    tm: Option<&sass_conform::reading::model::TableModel>,
+) -> Vec<String> {
+    let Some(tm) = tm else {
+        return vec!["  choice: no learned reading (tables as written)".to_string()];
+    };
+    let mut out = Vec::new();
+    if let Some(rank) = tm.preference.iter().position(|&p| p as usize == vi) {
+        out.push(format!(
+            "  choice: preferred {} of {} where variants overlap",
+            rank + 1,
+            tm.preference.len()
+        ));
+    }
+    if let Some(tree) = &tm.chooser {
+        out.push(format!(
+            "  choice: the table's bit tree ({} leaves) names the variant first; bits tested: {}",
+            tree.leaves(),
+            bit_ranges(tree_bits(tree))
+        ));
+    }
+    if out.is_empty() {
+        out.push(format!(
+            "  choice: no other variant of {} overlaps it in the learned words",
+            t.mnemonic
+        ));
+    }
+    out
+}
+
+fn tree_bits(t: &sass_conform::reading::tree::Tree) -> u128 {
+    use sass_conform::reading::tree::Tree;
+    match t {
+        Tree::Leaf { .. } => 0,
+        Tree::Split { bit, zero, one } => 1u128 << bit | tree_bits(zero) | tree_bits(one),
+    }
+}
