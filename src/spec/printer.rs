@@ -313,18 +313,23 @@ impl Printer {
             "reproduces {:.1}% of the legal answers it was learned from",
             self.learned_permille as f64 / 10.0
         )];
-        if self.form_mask != 0 {
-            out.push(format!(
-                "form bits {}: one printer per value seen",
-                bit_ranges(self.form_mask)
-            ));
-            for (k, p) in &self.forms {
-                out.push(format!("  form {:#x}:", k.0));
-                out.extend(p.slot_lines().into_iter().map(|l| format!("    {l}")));
-            }
-            return out;
+        out.extend(self.lines());
+        out
+    }
+
+    /// The slots, or per form value its printer's lines (forms within forms indented).
+    fn lines(&self) -> Vec<String> {
+        if self.form_mask == 0 {
+            return self.slot_lines();
         }
-        out.extend(self.slot_lines());
+        let mut out = vec![format!(
+            "form bits {}: one printer per value seen",
+            bit_ranges(self.form_mask)
+        )];
+        for (k, p) in &self.forms {
+            out.push(format!("  form {:#x}:", k.0));
+            out.extend(p.lines().into_iter().map(|l| format!("    {l}")));
+        }
         out
     }
 
