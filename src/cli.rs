@@ -793,23 +793,8 @@ fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads the words of a decode/check call: arguments, or stdin lines for `-` (strict hex,
-/// lines of at most 4 KiB: see [`sass_conform::words`]).
-fn for_each_word(args: &[String], mut f: impl FnMut(Word) -> Result<()>) -> Result<()> {
-    for a in args {
-        if a == "-" {
-            for w in sass_conform::words::read_words(std::io::stdin().lock(), "stdin") {
-                f(Word(w?))?;
-            }
-        } else {
-            f(Word(sass_conform::words::parse_word(a)?))?;
-        }
-    }
-    Ok(())
-}
-
 fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
-    let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
+    let (codec, _, owned_model) = load_view_model(&a.specs, &a.view)?;
     if !codec.archs().contains(&a.arch) {
         bail!(
             "no table is loaded for {}; tables cover {:?}",
@@ -822,29 +807,150 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
         );
     }
     let r = Renderer::new(&codec);
-    let out = std::io::stdout().lock();
-    let mut out = BufWriter::new(out);
-    for_each_word(&a.words, |w| {
-        let p = predict(&codec, &r, model.as_ref(), a.arch, w);
+    let model = owned_model.as_ref();
+    let result = write_words(&a.words, |w, out| {
         if a.json {
-            serde_json::to_writer(&mut out, &WordJson::new(&p))?;
-            writeln!(out)?;
+            let p = predict(&codec, &r, model, a.arch, w);
+            out.push_str(&serde_json::to_string(&WordJson::new(&p))?);
+            out.push('\n');
         } else if decode {
-            writeln!(
-                out,
-                "{}\t{}\t{}\t{}",
-                p.word,
-                p.key.as_deref().unwrap_or("-"),
-                shown_text(&p),
-                p.verdict.name()
-            )?;
+            decode_line(&codec, &r, model, a.arch, w, out);
         } else {
-            writeln!(out, "{}\t{}\t{}", p.word, p.verdict.name(), explain(&p))?;
+            let p = predict(&codec, &r, model, a.arch, w);
+            out.push_str(&format!(
+                "{}\t{}\t{}\n",
+                p.word,
+                p.verdict.name(),
+                explain(&p)
+            ));
         }
         Ok(())
-    })?;
-    out.flush()?;
+    });
+    // The tables and the reading live until the process ends: freeing them costs more than
+    // a short run's decoding.
+    std::mem::forget((codec, owned_model, r));
+    result?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line of `decode`'s text output (word, key, text, verdict), as from [`predict`] and
+/// [`shown_text`], with no allocation for a legal word.
+fn decode_line(
+    codec: &Codec,
+    r: &Renderer,
+    model: Option<&Model>,
+    arch: Arch,
+    w: Word,
+    out: &mut String,
+) {
+    use sass_conform::conform::{choose, legality, verdict};
+    use sass_conform::reading::legality::Legality;
+    if let Some(d) = codec.decode(arch, w).map(|d| choose(codec, model, d))
+        && legality(codec, model, &d) == Legality::Legal
+    {
+        push_word(w, out);
+        out.push('\t');
+        out.push_str(&codec.variant(d.id).key);
+        out.push('\t');
+        r.render_into(codec, &d, out);
+        out.push('\t');
+        out.push_str(verdict(codec, model, &d).name());
+        out.push('\n');
+        return;
+    }
+    let p = predict(codec, r, model, arch, w);
+    out.push_str(&p.word);
+    out.push('\t');
+    out.push_str(p.key.as_deref().unwrap_or("-"));
+    out.push('\t');
+    out.push_str(&shown_text(&p));
+    out.push('\t');
+    out.push_str(p.verdict.name());
+    out.push('\n');
+}
+
+/// Appends a word as 32 lowercase hex digits (as [`Word`]'s `Display`).
+fn push_word(w: Word, out: &mut String) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 32];
+    for (i, b) in buf.iter_mut().enumerate() {
+        *b = DIGITS[(w.0 >> (4 * (31 - i)) & 0xf) as usize];
+    }
+    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+}
+
+/// Runs `line` over the words of a decode/check call in input order and writes what it
+/// appends through one buffered writer: the arguments one by one, stdin (`-`) in large blocks
+/// of whole lines (strict hex, lines of at most 4 KiB: see [`sass_conform::words`]) whose
+/// pieces are parsed and formatted on every core while the previous block is written. A bad
+/// line stops the words after the output of those before it.
+fn write_words(
+    args: &[String],
+    line: impl Fn(Word, &mut String) -> Result<()> + Sync,
+) -> Result<()> {
+    use rayon::prelude::*;
+    use sass_conform::words::{BLOCK_BYTES, LineBlocks, parse_lines, parse_word, split_lines};
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout());
+    let mut one = String::new();
+    for a in args {
+        if a != "-" {
+            one.clear();
+            let w = Word(parse_word(a)?);
+            line(w, &mut one)?;
+            out.write_all(one.as_bytes())?;
+            continue;
+        }
+        let parts = 4 * rayon::current_num_threads().max(1);
+        let mut blocks = LineBlocks::new(std::io::stdin(), "stdin", BLOCK_BYTES);
+        // Formatted pieces of the previous block, written while the next one is decoded.
+        let mut done: Vec<String> = Vec::new();
+        let write_all = |out: &mut BufWriter<std::io::Stdout>, done: &[String]| {
+            done.iter().try_for_each(|s| out.write_all(s.as_bytes()))
+        };
+        loop {
+            let block = match blocks.next_block() {
+                Ok(Some(b)) => b,
+                Ok(None) => break,
+                Err(e) => {
+                    write_all(&mut out, &done)?;
+                    out.flush()?;
+                    return Err(e.into());
+                }
+            };
+            let pieces = split_lines(block, parts);
+            let (written, results) = rayon::join(
+                || write_all(&mut out, &done),
+                || {
+                    pieces
+                        .par_iter()
+                        .map(|&piece| {
+                            let mut s = String::with_capacity(piece.bytes.len() * 4);
+                            let mut failed: Option<anyhow::Error> = None;
+                            let parsed = parse_lines(piece, "stdin", |w| {
+                                if failed.is_none() {
+                                    failed = line(Word(w), &mut s).err();
+                                }
+                            });
+                            (s, failed.or(parsed.err().map(Into::into)))
+                        })
+                        .collect::<Vec<_>>()
+                },
+            );
+            written?;
+            done.clear();
+            for (s, err) in results {
+                done.push(s);
+                if let Some(e) = err {
+                    write_all(&mut out, &done)?;
+                    out.flush()?;
+                    return Err(e);
+                }
+            }
+        }
+        write_all(&mut out, &done)?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn encode(a: &EncodeArgs) -> Result<ExitCode> {
