@@ -843,7 +843,7 @@ fn decode_line(
     w: Word,
     out: &mut String,
 ) {
-    use sass_conform::conform::{choose, legality, verdict};
+    use sass_conform::conform::{choose, legality, verdict_name};
     use sass_conform::reading::legality::Legality;
     if let Some(d) = codec.decode(arch, w).map(|d| choose(codec, model, d))
         && legality(codec, model, &d) == Legality::Legal
@@ -854,7 +854,7 @@ fn decode_line(
         out.push('\t');
         r.render_into(codec, &d, out);
         out.push('\t');
-        out.push_str(verdict(codec, model, &d).name());
+        out.push_str(verdict_name(codec, model, &d));
         out.push('\n');
         return;
     }
