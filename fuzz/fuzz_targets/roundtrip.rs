@@ -8,16 +8,25 @@
 //! counters (the `__libfuzzer_extra_counters` section libFuzzer reads beside its code
 //! coverage), so an input that reaches a new part of the tables is kept even when it runs no
 //! new code. `SASS_TABLE_COVERAGE=0` turns it off (for the side-by-side comparison in
-//! scripts/bench-coverage). Dictionary: fuzz/roundtrip.dict (`sass-conform corpus dict`).
+//! scripts/bench-campaign). Dictionary: fuzz/roundtrip.dict (`sass-conform corpus dict`).
+//!
+//! Cost per execution (issue 23): a counter is set to 1, never counted up, so that reaching a
+//! feature twice in one input is not a new feature of its own (libFuzzer reads hit-count
+//! buckets: counting would keep inputs that differ only in how often they reach a triple);
+//! the counters are as few as the features (libFuzzer scans and clears them all on every
+//! run); the word is decoded once for the coverage and the round trip; and ASan's fake stack
+//! (use-after-return checks, which safe Rust cannot need) is off by default, since it costs
+//! an allocation per call in libFuzzer's own per-feature callback.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use sass_conform::codec::coverage::CoverageMap;
-use sass_conform::codec::{Codec, FuzzCase, run_case};
+use sass_conform::codec::{Codec, FuzzCase, run_case_observed};
 use std::sync::OnceLock;
 
 /// Extra counters: one per table feature (14,765 for the bundled tables), modulo the size.
-const COUNTERS: usize = 1 << 15;
+/// libFuzzer scans and clears every one of them on every run: no more than the features.
+const COUNTERS: usize = 1 << 14;
 
 #[used]
 #[unsafe(link_section = "__libfuzzer_extra_counters")]
@@ -38,13 +47,20 @@ fn table_map() -> Option<&'static CoverageMap> {
     .as_ref()
 }
 
+/// Marks a feature reached (1, whatever the number of times: module notes).
 fn bump(feature: usize) {
     // SAFETY: libFuzzer runs the target on one thread; it reads and clears the counters
     // between runs only.
     unsafe {
-        let p = (&raw mut TABLE_COUNTERS as *mut u8).add(feature % COUNTERS);
-        *p = (*p).saturating_add(1);
+        *(&raw mut TABLE_COUNTERS as *mut u8).add(feature % COUNTERS) = 1;
     }
+}
+
+/// ASan's run-time defaults for this target: no fake stack (module notes). An
+/// `ASAN_OPTIONS` setting still wins.
+#[unsafe(no_mangle)]
+pub extern "C" fn __asan_default_options() -> *const std::ffi::c_char {
+    c"detect_stack_use_after_return=0".as_ptr()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -52,13 +68,13 @@ fuzz_target!(|data: &[u8]| {
     let Some(case) = FuzzCase::from_bytes(c, data) else {
         return;
     };
-    if let Some(map) = table_map() {
-        if let Some(d) = c.decode(case.arch, case.word) {
-            map.for_each_decoded(&d, bump);
+    let map = table_map();
+    let observed = run_case_observed(c, &case, |id, values| {
+        if let Some(map) = map {
+            map.for_each_feature(id, values, bump);
         }
-        map.for_each_feature(case.variant, case.values(), bump);
-    }
-    if let Err(e) = run_case(c, &case) {
+    });
+    if let Err(e) = observed {
         panic!("round trip broken: {e}\ncase: {case:?}");
     }
 });
