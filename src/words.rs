@@ -451,21 +451,31 @@ const HEX: [u8; 256] = {
     t
 };
 
+/// The value of up to 16 hex digits, `None` when a byte is not one.
+#[inline]
+fn hex_u64(digits: &[u8]) -> Option<u64> {
+    let mut w = 0u64;
+    let mut bad = 0u8;
+    for &b in digits {
+        let d = HEX[b as usize];
+        bad |= d;
+        w = w << 4 | (d & 0xf) as u64;
+    }
+    (bad & 0xf0 == 0).then_some(w)
+}
+
 /// The word of a line of 1 to 32 hex digits and nothing else (the common case), else `None`.
 #[inline]
 fn plain_hex(line: &[u8]) -> Option<u128> {
-    if line.is_empty() || line.len() > 32 {
-        return None;
-    }
-    let mut w = 0u128;
-    for &b in line {
-        let d = HEX[b as usize];
-        if d == 0xff {
-            return None;
+    match line.len() {
+        0 | 33.. => None,
+        1..=16 => hex_u64(line).map(u128::from),
+        n => {
+            let hi = hex_u64(&line[..n - 16])?;
+            let lo = hex_u64(&line[n - 16..])?;
+            Some(u128::from(hi) << 64 | u128::from(lo))
         }
-        w = w << 4 | d as u128;
     }
-    Some(w)
 }
 
 /// Parses the lines of a block (or of a piece of one, [`split_lines`]) as [`read_words`]
