@@ -794,18 +794,7 @@ fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
 }
 
 fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
-    let (codec, _, owned_model) = load_view_model(&a.specs, &a.view)?;
-    if !codec.archs().contains(&a.arch) {
-        bail!(
-            "no table is loaded for {}; tables cover {:?}",
-            a.arch,
-            codec
-                .archs()
-                .iter()
-                .map(|a| a.to_string())
-                .collect::<Vec<_>>()
-        );
-    }
+    let (codec, owned_model) = load_words_view(&a.specs, &a.view, a.arch)?;
     let r = Renderer::new(&codec);
     let model = owned_model.as_ref();
     let result = write_words(&a.words, |w, out| {
@@ -831,6 +820,48 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
     std::mem::forget((codec, owned_model, r));
     result?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The codec and learned reading `decode`/`check` use for words of `arch`: as
+/// [`load_view_model`] gives them, but when the resolved view is the bundled one (the default,
+/// or a file with the same bytes), only the tables of `arch` are parsed
+/// ([`sass_conform::load`]). An error when no table has the arch.
+fn load_words_view(specs: &Path, view: &ViewArgs, arch: Arch) -> Result<(Codec, Option<Model>)> {
+    use sass_conform::{load, locate};
+    let no_table = |archs: &[Arch]| {
+        anyhow::anyhow!(
+            "no table is loaded for {}; tables cover {:?}",
+            arch,
+            archs.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+        )
+    };
+    let bundled = if view.as_written {
+        None
+    } else if view.resolved.is_file() {
+        std::fs::read(&view.resolved)
+            .is_ok_and(|data| load::is_bundled(&data))
+            .then_some(view.resolved.as_path())
+    } else if locate::wants_bundled_tables(&[specs.to_path_buf()])
+        && locate::wants_bundled_resolved(&view.resolved)
+    {
+        Some(Path::new("(bundled) resolved/tables.json"))
+    } else {
+        None
+    };
+    if let Some(name) = bundled {
+        let tables = load_some_tables(&[specs.to_path_buf()], None)?;
+        if let Some(v) = load::bundled_arch_view(arch, &tables, name)? {
+            if v.tables.is_empty() {
+                return Err(no_table(&v.archs));
+            }
+            return Ok((Codec::new(v.tables)?, v.model));
+        }
+    }
+    let (codec, _, model) = load_view_model(specs, view)?;
+    if !codec.archs().contains(&arch) {
+        return Err(no_table(&codec.archs()));
+    }
+    Ok((codec, model))
 }
 
 /// One line of `decode`'s text output (word, key, text, verdict), as from [`predict`] and
