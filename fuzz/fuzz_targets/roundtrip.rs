@@ -10,11 +10,15 @@
 //! new code. `SASS_TABLE_COVERAGE=0` turns it off (for the side-by-side comparison in
 //! scripts/bench-campaign). Dictionary: fuzz/roundtrip.dict (`sass-conform corpus dict`).
 //!
-//! Cost per execution (issue 23): a counter is set to 1, never counted up, so that reaching a
-//! feature twice in one input is not a new feature of its own (libFuzzer reads hit-count
-//! buckets: counting would keep inputs that differ only in how often they reach a triple);
-//! the counters are as few as the features (libFuzzer scans and clears them all on every
-//! run); the word is decoded once for the coverage and the round trip; and ASan's fake stack
+//! Cost per execution (issue 23): a table feature is reported in the run that first reaches
+//! it, and never again in this process: libFuzzer keeps that input (a new feature) and never
+//! pays for the feature again (its entropic schedule keeps every rarely seen feature in a
+//! list that it searches for each feature of each run, and rarely seen is what most table
+//! features stay). So a table feature keeps exactly one input and never multiplies the
+//! corpus; a replay of one input still reports all of its features. A counter is set to 1,
+//! never counted up (libFuzzer would read hit-count buckets as features of their own); the
+//! counters are as few as the features (libFuzzer scans and clears them all on every run);
+//! the word is decoded once for the coverage and the round trip; and ASan's fake stack
 //! (use-after-return checks, which safe Rust cannot need) is off by default, since it costs
 //! an allocation per call in libFuzzer's own per-feature callback.
 #![no_main]
@@ -47,12 +51,21 @@ fn table_map() -> Option<&'static CoverageMap> {
     .as_ref()
 }
 
-/// Marks a feature reached (1, whatever the number of times: module notes).
+/// Table features this process has reported (module notes).
+static mut SEEN: [u64; COUNTERS / 64] = [0; COUNTERS / 64];
+
+/// Reports a feature the first time this process reaches it (module notes).
 fn bump(feature: usize) {
+    let i = feature % COUNTERS;
     // SAFETY: libFuzzer runs the target on one thread; it reads and clears the counters
-    // between runs only.
+    // between runs only, and never touches `SEEN`.
     unsafe {
-        *(&raw mut TABLE_COUNTERS as *mut u8).add(feature % COUNTERS) = 1;
+        let seen = &mut *(&raw mut SEEN as *mut [u64; COUNTERS / 64]);
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        if seen[word] & bit == 0 {
+            seen[word] |= bit;
+            *(&raw mut TABLE_COUNTERS as *mut u8).add(i) = 1;
+        }
     }
 }
 
