@@ -563,6 +563,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Scan(a) => scan_cmd(&a),
         Cmd::Bench(BenchCmd::Run(a)) => bench_run(&a),
         Cmd::Bench(BenchCmd::Words(a)) => bench_words(&a),
+        Cmd::Bench(BenchCmd::Decode(a)) => bench_decode(&a),
         Cmd::Report(a) => report_cmd(&a),
         Cmd::Corpus(CorpusCmd::Record(a)) => corpus_record(&a),
         Cmd::ArchInfer(a) => arch_infer_cmd(&a),
@@ -1881,6 +1882,27 @@ enum BenchCmd {
     Run(BenchRunArgs),
     /// Print generated words, 32 hex digits per line (e.g. for `oracle run`, `decode -`).
     Words(BenchWordsArgs),
+    /// Time decode (to field values) and decode + render in this process, on one core, over a
+    /// word list (best of several passes); prints words/s of each.
+    Decode(BenchDecodeArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchDecodeArgs {
+    #[command(flatten)]
+    view: ViewArgs,
+    /// Arch of the words.
+    #[arg(long)]
+    arch: Arch,
+    /// Word list, one per line (`-`: stdin).
+    #[arg(long, default_value = "-")]
+    words: String,
+    /// Timed passes over the words; the fastest counts.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    passes: u32,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -1925,6 +1947,14 @@ struct BenchWordsArgs {
     /// Seed of the generator.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Only words of this table (its mnemonic, e.g. TLD; with --arch when several archs
+    /// have one).
+    #[arg(long)]
+    table: Option<String>,
+    /// Only words the learned reading calls legal (nvdisasm prints a text for them: what a
+    /// raw nvdisasm batch needs, as it stops at the first illegal word).
+    #[arg(long)]
+    legal: bool,
     /// Folder (or file) of tables.
     #[arg(long, default_value = "specs")]
     specs: PathBuf,
@@ -1971,7 +2001,7 @@ fn bench_run(a: &BenchRunArgs) -> Result<ExitCode> {
 
 fn bench_words(a: &BenchWordsArgs) -> Result<ExitCode> {
     use sass_conform::bench::WordGenerator;
-    let (codec, _) = load_view(&a.specs, &a.view)?;
+    let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
     let mut g = WordGenerator::new(&codec, a.arch, a.seed);
     if g.is_empty() {
         bail!(
@@ -1980,11 +2010,104 @@ fn bench_words(a: &BenchWordsArgs) -> Result<ExitCode> {
             a.specs.display()
         );
     }
+    if let Some(t) = &a.table
+        && !codec.ids().any(|id| {
+            codec.table(id).mnemonic == *t && a.arch.is_none_or(|x| codec.table(id).arch == Some(x))
+        })
+    {
+        bail!("no table {t} under {}", a.specs.display());
+    }
+    let r = Renderer::new(&codec);
+    let keep = |arch: Arch, w: u128| {
+        let d = codec.decode(arch, Word(w));
+        let table_ok = a
+            .table
+            .as_ref()
+            .is_none_or(|t| d.as_ref().is_some_and(|d| codec.table(d.id).mnemonic == *t));
+        table_ok
+            && (!a.legal
+                || predict(&codec, &r, model.as_ref(), arch, Word(w))
+                    .text
+                    .is_some())
+    };
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for _ in 0..a.count {
-        let (_, w) = g.next_word()?;
-        writeln!(out, "{}", Word(w))?;
+    let (mut kept, mut tried) = (0usize, 0usize);
+    while kept < a.count {
+        let (arch, w) = g.next_word()?;
+        tried += 1;
+        if keep(arch, w) {
+            writeln!(out, "{}", Word(w))?;
+            kept += 1;
+        } else if tried > 1000 + 100 * a.count {
+            bail!("only {kept} of {tried} generated words were kept (--table, --legal)");
+        }
     }
     out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench decode`: in-process decode and decode + render rates on one core.
+fn bench_decode(a: &BenchDecodeArgs) -> Result<ExitCode> {
+    use sass_conform::conform::{choose, legality};
+    let text = if a.words == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+        s
+    } else {
+        std::fs::read_to_string(&a.words).with_context(|| format!("reading {}", a.words))?
+    };
+    let words = sass_conform::words::read_words(text.as_bytes(), &a.words)
+        .map(|w| w.map(Word))
+        .collect::<Result<Vec<Word>, _>>()?;
+    if words.is_empty() {
+        bail!("{}: no words", a.words);
+    }
+    let (codec, model) = load_words_view(&a.specs, &a.view, a.arch)?;
+    let r = Renderer::new(&codec);
+    let best = |f: &mut dyn FnMut() -> usize| {
+        let mut best = f64::INFINITY;
+        let mut sink = 0usize;
+        for _ in 0..a.passes {
+            let t = std::time::Instant::now();
+            sink = sink.wrapping_add(std::hint::black_box(f()));
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        (best, sink)
+    };
+    let (decode, n1) = best(&mut || {
+        words
+            .iter()
+            .filter_map(|&w| codec.decode(a.arch, w))
+            .map(|d| d.n_fields)
+            .sum()
+    });
+    let mut s = String::with_capacity(256);
+    let (render, n2) = best(&mut || {
+        let mut n = 0;
+        for &w in &words {
+            if let Some(d) = codec
+                .decode(a.arch, w)
+                .map(|d| choose(&codec, model.as_ref(), d))
+                && legality(&codec, model.as_ref(), &d)
+                    == sass_conform::reading::legality::Legality::Legal
+            {
+                s.clear();
+                r.render_into(&codec, &d, &mut s);
+                n += s.len();
+            }
+        }
+        n
+    });
+    std::hint::black_box((n1, n2));
+    let n = words.len() as f64;
+    outln!("words\t{}", words.len());
+    outln!(
+        "decode_seconds\t{decode:.6}\ndecode_words_per_second\t{:.0}",
+        n / decode
+    );
+    outln!(
+        "render_seconds\t{render:.6}\nrender_words_per_second\t{:.0}",
+        n / render
+    );
     Ok(ExitCode::SUCCESS)
 }
