@@ -355,33 +355,18 @@ impl<R: std::io::Read> LineBlocks<R> {
         } else {
             end
         };
-        // A line longer than MAX_LINE among the whole lines or in the unfinished tail.
-        let mut cut = end;
-        let mut lines = 0;
-        let mut at = 0;
-        let mut too_long = None;
-        for piece in data[..end].split_inclusive(|&b| b == b'\n') {
-            let body = piece.strip_suffix(b"\n").unwrap_or(piece);
-            if body.len() > MAX_LINE {
-                cut = at;
-                too_long = Some(body);
-                break;
-            }
-            lines += 1;
-            at += piece.len();
-        }
-        if too_long.is_none() && data.len() - end > MAX_LINE {
-            too_long = Some(&data[end..]);
-        }
-        if let Some(body) = too_long {
-            let head = String::from_utf8_lossy(&body[..QUOTE_CHARS * 4]).into_owned();
+        // Whole lines longer than MAX_LINE are reported by `parse_lines`, in order; an
+        // unfinished tail that long ends the input here (memory stays bounded).
+        let lines = data[..end].iter().filter(|&&b| b == b'\n').count();
+        if data.len() - end > MAX_LINE {
+            let head = String::from_utf8_lossy(&data[end..end + QUOTE_CHARS * 4]).into_owned();
             self.pending = Some(WordError::LineTooLong {
                 name: self.name.clone(),
                 line: self.line + lines + 1,
                 head: quote(&head),
             });
         }
-        if cut == 0 {
+        if end == 0 {
             return match self.pending.take() {
                 Some(e) => {
                     self.done = true;
@@ -397,12 +382,12 @@ impl<R: std::io::Read> LineBlocks<R> {
         }
         let first_line = self.line + 1;
         self.line += lines;
-        self.start = cut;
+        self.start = end;
         if self.pending.is_some() {
             self.eof = true;
         }
         Ok(Some(Block {
-            bytes: &self.buf[..cut],
+            bytes: &self.buf[..end],
             first_line,
         }))
     }
@@ -480,8 +465,7 @@ fn plain_hex(line: &[u8]) -> Option<u128> {
 
 /// Parses the lines of a block (or of a piece of one, [`split_lines`]) as [`read_words`]
 /// does, calling `word` for each word in order; stops at the first bad line with its error
-/// (the words before it were passed on). Lines longer than [`MAX_LINE`] never reach here
-/// ([`LineBlocks`] ends its blocks before them).
+/// (the words before it were passed on), a line longer than [`MAX_LINE`] included.
 pub fn parse_lines(
     block: Block<'_>,
     name: &str,
@@ -489,12 +473,21 @@ pub fn parse_lines(
 ) -> Result<(), WordError> {
     for (k, piece) in block.bytes.split_inclusive(|&b| b == b'\n').enumerate() {
         let body = piece.strip_suffix(b"\n").unwrap_or(piece);
+        let full = body;
         let body = body.strip_suffix(b"\r").unwrap_or(body);
         if let Some(w) = plain_hex(body) {
             word(w);
             continue;
         }
         let line = block.first_line + k;
+        if full.len() > MAX_LINE {
+            let head = String::from_utf8_lossy(&full[..QUOTE_CHARS * 4]).into_owned();
+            return Err(WordError::LineTooLong {
+                name: name.to_string(),
+                line,
+                head: quote(&head),
+            });
+        }
         let text = std::str::from_utf8(body).map_err(|e| {
             let at = e.valid_up_to();
             WordError::NotUtf8 {
