@@ -15,9 +15,9 @@
 //! pays for the feature again (its entropic schedule keeps every rarely seen feature in a
 //! list that it searches for each feature of each run, and rarely seen is what most table
 //! features stay). So a table feature keeps exactly one input and never multiplies the
-//! corpus; a replay of one input still reports all of its features. A counter is set to 1,
-//! never counted up (libFuzzer would read hit-count buckets as features of their own); the
-//! counters are as few as the features (libFuzzer scans and clears them all on every run);
+//! corpus; a replay of one input still reports all of its features. A counter is set, never
+//! counted up, and holds 8 features, one per hit-count bucket (libFuzzer scans and clears
+//! every counter on every run: 2 KiB of them, not one byte per feature);
 //! the word is decoded once for the coverage and the round trip; and ASan's fake stack
 //! (use-after-return checks, which safe Rust cannot need) is off by default, since it costs
 //! an allocation per call in libFuzzer's own per-feature callback.
@@ -28,9 +28,18 @@ use sass_conform::codec::coverage::CoverageMap;
 use sass_conform::codec::{Codec, FuzzCase, run_case_observed};
 use std::sync::OnceLock;
 
-/// Extra counters: one per table feature (14,765 for the bundled tables), modulo the size.
-/// libFuzzer scans and clears every one of them on every run: no more than the features.
-const COUNTERS: usize = 1 << 14;
+/// Extra counters. libFuzzer scans and clears every one of them on every run, and reads a
+/// counter's value by buckets (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+): each bucket of each
+/// counter is a feature of its own. A table feature is reported once (module notes), so it
+/// gets a (counter, bucket) pair of its own: 8 features a byte, 16,384 in all (14,765 for the
+/// bundled tables; more wrap around).
+const COUNTERS: usize = 1 << 11;
+
+/// Features that have a (counter, bucket) pair of their own.
+const FEATURES: usize = COUNTERS * 8;
+
+/// A counter value in each bucket.
+const BUCKET_VALUES: [u8; 8] = [1, 2, 3, 4, 8, 16, 32, 128];
 
 #[used]
 #[unsafe(link_section = "__libfuzzer_extra_counters")]
@@ -52,19 +61,22 @@ fn table_map() -> Option<&'static CoverageMap> {
 }
 
 /// Table features this process has reported (module notes).
-static mut SEEN: [u64; COUNTERS / 64] = [0; COUNTERS / 64];
+static mut SEEN: [u64; FEATURES / 64] = [0; FEATURES / 64];
 
-/// Reports a feature the first time this process reaches it (module notes).
+/// Reports a feature the first time this process reaches it (module notes): sets its
+/// counter to a value in its bucket. When another feature already set that counter in this
+/// run, it waits for a later run that reaches it.
 fn bump(feature: usize) {
-    let i = feature % COUNTERS;
+    let i = feature % FEATURES;
     // SAFETY: libFuzzer runs the target on one thread; it reads and clears the counters
     // between runs only, and never touches `SEEN`.
     unsafe {
-        let seen = &mut *(&raw mut SEEN as *mut [u64; COUNTERS / 64]);
+        let seen = &mut *(&raw mut SEEN as *mut [u64; FEATURES / 64]);
         let (word, bit) = (i / 64, 1u64 << (i % 64));
-        if seen[word] & bit == 0 {
+        let counter = (&raw mut TABLE_COUNTERS as *mut u8).add(i / 8);
+        if seen[word] & bit == 0 && *counter == 0 {
             seen[word] |= bit;
-            *(&raw mut TABLE_COUNTERS as *mut u8).add(i) = 1;
+            *counter = BUCKET_VALUES[i % 8];
         }
     }
 }
