@@ -23,6 +23,21 @@ fn main() {
 fn split(file: &Path, out: &Path) -> Result<String, String> {
     let data = std::fs::read(file).map_err(|e| e.to_string())?;
     let mut doc: Value = serde_json::from_slice(&data).map_err(|e| e.to_string())?;
+    // Only the layout this split knows: per-table data anywhere else (a new array parallel to
+    // the tables, say) would be kept whole beside the arch's tables and no longer line up.
+    let keys = |v: Option<&Value>| -> Vec<String> {
+        v.and_then(Value::as_object)
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let known = |got: Vec<String>, ok: &[&str]| got.iter().all(|k| ok.contains(&k.as_str()));
+    if !known(
+        keys(Some(&doc)),
+        &["provenance", "tables", "layouts", "model"],
+    ) || !known(keys(doc.get("model")), &["tables", "learned_from"])
+    {
+        return Err("unknown fields: teach build.rs and src/load.rs about them".into());
+    }
     let take = |v: Option<&mut Value>| match v {
         Some(Value::Array(a)) => Ok(std::mem::take(a)),
         _ => Err("no array".to_string()),

@@ -113,6 +113,8 @@ mod tests {
 
     #[test]
     fn the_bundled_view_is_split_and_each_arch_reads_as_the_whole() {
+        // Fails when build.rs did not split the file (its warning says why): a field it does
+        // not know in resolved/tables.json; teach build.rs and this module about it.
         assert!(is_bundled(crate::locate::BUNDLED_RESOLVED));
         let tables = crate::spec::bundled_tables().unwrap();
         let name = Path::new("resolved/tables.json");
