@@ -567,6 +567,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Scan(a) => scan_cmd(&a),
         Cmd::Bench(BenchCmd::Run(a)) => bench_run(&a),
         Cmd::Bench(BenchCmd::Words(a)) => bench_words(&a),
+        Cmd::Bench(BenchCmd::Decode(a)) => bench_decode(&a),
         Cmd::Report(a) => report_cmd(&a),
         Cmd::Corpus(CorpusCmd::Record(a)) => corpus_record(&a),
         Cmd::ArchInfer(a) => arch_infer_cmd(&a),
@@ -798,58 +799,205 @@ fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads the words of a decode/check call: arguments, or stdin lines for `-` (strict hex,
-/// lines of at most 4 KiB: see [`sass_conform::words`]).
-fn for_each_word(args: &[String], mut f: impl FnMut(Word) -> Result<()>) -> Result<()> {
-    for a in args {
-        if a == "-" {
-            for w in sass_conform::words::read_words(std::io::stdin().lock(), "stdin") {
-                f(Word(w?))?;
-            }
-        } else {
-            f(Word(sass_conform::words::parse_word(a)?))?;
-        }
-    }
-    Ok(())
-}
-
 fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
-    let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
-    if !codec.archs().contains(&a.arch) {
-        bail!(
-            "no table is loaded for {}; tables cover {:?}",
-            a.arch,
-            codec
-                .archs()
-                .iter()
-                .map(|a| a.to_string())
-                .collect::<Vec<_>>()
-        );
-    }
+    let (codec, owned_model) = load_words_view(&a.specs, &a.view, a.arch)?;
     let r = Renderer::new(&codec);
-    let out = std::io::stdout().lock();
-    let mut out = BufWriter::new(out);
-    for_each_word(&a.words, |w| {
-        let p = predict(&codec, &r, model.as_ref(), a.arch, w);
+    let model = owned_model.as_ref();
+    let result = write_words(&a.words, |w, out| {
         if a.json {
-            serde_json::to_writer(&mut out, &WordJson::new(&p))?;
-            writeln!(out)?;
+            let p = predict(&codec, &r, model, a.arch, w);
+            out.push_str(&serde_json::to_string(&WordJson::new(&p))?);
+            out.push('\n');
         } else if decode {
-            writeln!(
-                out,
-                "{}\t{}\t{}\t{}",
-                p.word,
-                p.key.as_deref().unwrap_or("-"),
-                shown_text(&p),
-                p.verdict.name()
-            )?;
+            decode_line(&codec, &r, model, a.arch, w, out);
         } else {
-            writeln!(out, "{}\t{}\t{}", p.word, p.verdict.name(), explain(&p))?;
+            let p = predict(&codec, &r, model, a.arch, w);
+            out.push_str(&format!(
+                "{}\t{}\t{}\n",
+                p.word,
+                p.verdict.name(),
+                explain(&p)
+            ));
         }
         Ok(())
-    })?;
-    out.flush()?;
+    });
+    // The tables and the reading live until the process ends: freeing them costs more than
+    // a short run's decoding.
+    std::mem::forget((codec, owned_model, r));
+    result?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The codec and learned reading `decode`/`check` use for words of `arch`: as
+/// [`load_view_model`] gives them, but when the resolved view is the bundled one (the default,
+/// or a file with the same bytes), only the tables of `arch` are parsed
+/// ([`sass_conform::load`]). An error when no table has the arch.
+fn load_words_view(specs: &Path, view: &ViewArgs, arch: Arch) -> Result<(Codec, Option<Model>)> {
+    use sass_conform::{load, locate};
+    let no_table = |archs: &[Arch]| {
+        anyhow::anyhow!(
+            "no table is loaded for {}; tables cover {:?}",
+            arch,
+            archs.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+        )
+    };
+    let bundled = if view.as_written {
+        None
+    } else if view.resolved.is_file() {
+        std::fs::read(&view.resolved)
+            .is_ok_and(|data| load::is_bundled(&data))
+            .then_some(view.resolved.as_path())
+    } else if locate::wants_bundled_tables(&[specs.to_path_buf()])
+        && locate::wants_bundled_resolved(&view.resolved)
+    {
+        Some(Path::new("(bundled) resolved/tables.json"))
+    } else {
+        None
+    };
+    if let Some(name) = bundled {
+        let tables = load_some_tables(&[specs.to_path_buf()], None)?;
+        if let Some(v) = load::bundled_arch_view(arch, &tables, name)? {
+            if v.tables.is_empty() {
+                return Err(no_table(&v.archs));
+            }
+            return Ok((Codec::new(v.tables)?, v.model));
+        }
+    }
+    let (codec, _, model) = load_view_model(specs, view)?;
+    if !codec.archs().contains(&arch) {
+        return Err(no_table(&codec.archs()));
+    }
+    Ok((codec, model))
+}
+
+/// One line of `decode`'s text output (word, key, text, verdict), as from [`predict`] and
+/// [`shown_text`], with no allocation for a legal word.
+fn decode_line(
+    codec: &Codec,
+    r: &Renderer,
+    model: Option<&Model>,
+    arch: Arch,
+    w: Word,
+    out: &mut String,
+) {
+    use sass_conform::conform::{choose, legality, verdict_name};
+    use sass_conform::reading::legality::Legality;
+    if let Some(d) = codec.decode(arch, w).map(|d| choose(codec, model, d))
+        && legality(codec, model, &d) == Legality::Legal
+    {
+        push_word(w, out);
+        out.push('\t');
+        out.push_str(&codec.variant(d.id).key);
+        out.push('\t');
+        r.render_into(codec, &d, out);
+        out.push('\t');
+        out.push_str(verdict_name(codec, model, &d));
+        out.push('\n');
+        return;
+    }
+    let p = predict(codec, r, model, arch, w);
+    out.push_str(&p.word);
+    out.push('\t');
+    out.push_str(p.key.as_deref().unwrap_or("-"));
+    out.push('\t');
+    out.push_str(&shown_text(&p));
+    out.push('\t');
+    out.push_str(p.verdict.name());
+    out.push('\n');
+}
+
+/// Appends a word as 32 lowercase hex digits (as [`Word`]'s `Display`).
+fn push_word(w: Word, out: &mut String) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 32];
+    for (i, b) in buf.iter_mut().enumerate() {
+        *b = DIGITS[(w.0 >> (4 * (31 - i)) & 0xf) as usize];
+    }
+    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+}
+
+/// Runs `line` over the words of a decode/check call in input order and writes what it
+/// appends through one buffered writer: the arguments one by one, stdin (`-`) in large blocks
+/// of whole lines (strict hex, lines of at most 4 KiB: see [`sass_conform::words`]) whose
+/// pieces are parsed and formatted on every core while the previous block is written. A bad
+/// line stops the words after the output of those before it.
+fn write_words(
+    args: &[String],
+    line: impl Fn(Word, &mut String) -> Result<()> + Sync,
+) -> Result<()> {
+    use rayon::prelude::*;
+    use sass_conform::words::{BLOCK_BYTES, LineBlocks, parse_lines, parse_word, split_lines};
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout());
+    let mut one = String::new();
+    for a in args {
+        if a != "-" {
+            one.clear();
+            let w = Word(parse_word(a)?);
+            line(w, &mut one)?;
+            out.write_all(one.as_bytes())?;
+            continue;
+        }
+        let parts = 4 * rayon::current_num_threads().max(1);
+        let mut blocks = LineBlocks::new(std::io::stdin(), "stdin", BLOCK_BYTES);
+        // Formatted pieces of the previous block, written while the next one is decoded, and
+        // the buffers of the block before (reused: fresh memory costs page faults).
+        let mut done: Vec<String> = Vec::new();
+        let mut spare: Vec<String> = Vec::new();
+        let write_all = |out: &mut BufWriter<std::io::Stdout>, done: &[String]| {
+            done.iter().try_for_each(|s| out.write_all(s.as_bytes()))
+        };
+        loop {
+            let block = match blocks.next_block() {
+                Ok(Some(b)) => b,
+                Ok(None) => break,
+                Err(e) => {
+                    write_all(&mut out, &done)?;
+                    out.flush()?;
+                    return Err(e.into());
+                }
+            };
+            let pieces = split_lines(block, parts);
+            let mut bufs: Vec<String> = (0..pieces.len())
+                .map(|_| spare.pop().unwrap_or_default())
+                .collect();
+            let (written, errors) = rayon::join(
+                || write_all(&mut out, &done),
+                || {
+                    pieces
+                        .par_iter()
+                        .zip(bufs.par_iter_mut())
+                        .map(|(&piece, s)| {
+                            s.clear();
+                            // Text lines run to about 4.5 times their word's line.
+                            s.reserve(piece.bytes.len() * 5);
+                            let mut failed: Option<anyhow::Error> = None;
+                            let parsed = parse_lines(piece, "stdin", |w| {
+                                if failed.is_none() {
+                                    failed = line(Word(w), s).err();
+                                }
+                            });
+                            failed.or(parsed.err().map(Into::into))
+                        })
+                        .collect::<Vec<_>>()
+                },
+            );
+            written?;
+            spare.append(&mut done);
+            done = bufs;
+            if let Some(i) = errors.iter().position(Option::is_some) {
+                write_all(&mut out, &done[..=i])?;
+                out.flush()?;
+                return Err(errors
+                    .into_iter()
+                    .nth(i)
+                    .flatten()
+                    .unwrap_or_else(|| anyhow::anyhow!("stdin: a word could not be decoded")));
+            }
+        }
+        write_all(&mut out, &done)?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn encode(a: &EncodeArgs) -> Result<ExitCode> {
@@ -1749,6 +1897,27 @@ enum BenchCmd {
     Run(BenchRunArgs),
     /// Print generated words, 32 hex digits per line (e.g. for `oracle run`, `decode -`).
     Words(BenchWordsArgs),
+    /// Time decode (to field values) and decode + render in this process, on one core, over a
+    /// word list (best of several passes); prints words/s of each.
+    Decode(BenchDecodeArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchDecodeArgs {
+    #[command(flatten)]
+    view: ViewArgs,
+    /// Arch of the words.
+    #[arg(long)]
+    arch: Arch,
+    /// Word list, one per line (`-`: stdin).
+    #[arg(long, default_value = "-")]
+    words: String,
+    /// Timed passes over the words; the fastest counts.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    passes: u32,
+    /// Folder (or file) of tables.
+    #[arg(long, default_value = "specs")]
+    specs: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -1793,6 +1962,14 @@ struct BenchWordsArgs {
     /// Seed of the generator.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Only words of this table (its mnemonic, e.g. TLD; with --arch when several archs
+    /// have one).
+    #[arg(long)]
+    table: Option<String>,
+    /// Only words the learned reading calls legal (nvdisasm prints a text for them: what a
+    /// raw nvdisasm batch needs, as it stops at the first illegal word).
+    #[arg(long)]
+    legal: bool,
     /// Folder (or file) of tables.
     #[arg(long, default_value = "specs")]
     specs: PathBuf,
@@ -1839,7 +2016,7 @@ fn bench_run(a: &BenchRunArgs) -> Result<ExitCode> {
 
 fn bench_words(a: &BenchWordsArgs) -> Result<ExitCode> {
     use sass_conform::bench::WordGenerator;
-    let (codec, _) = load_view(&a.specs, &a.view)?;
+    let (codec, _, model) = load_view_model(&a.specs, &a.view)?;
     let mut g = WordGenerator::new(&codec, a.arch, a.seed);
     if g.is_empty() {
         bail!(
@@ -1848,11 +2025,104 @@ fn bench_words(a: &BenchWordsArgs) -> Result<ExitCode> {
             a.specs.display()
         );
     }
+    if let Some(t) = &a.table
+        && !codec.ids().any(|id| {
+            codec.table(id).mnemonic == *t && a.arch.is_none_or(|x| codec.table(id).arch == Some(x))
+        })
+    {
+        bail!("no table {t} under {}", a.specs.display());
+    }
+    let r = Renderer::new(&codec);
+    let keep = |arch: Arch, w: u128| {
+        let d = codec.decode(arch, Word(w));
+        let table_ok = a
+            .table
+            .as_ref()
+            .is_none_or(|t| d.as_ref().is_some_and(|d| codec.table(d.id).mnemonic == *t));
+        table_ok
+            && (!a.legal
+                || predict(&codec, &r, model.as_ref(), arch, Word(w))
+                    .text
+                    .is_some())
+    };
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for _ in 0..a.count {
-        let (_, w) = g.next_word()?;
-        writeln!(out, "{}", Word(w))?;
+    let (mut kept, mut tried) = (0usize, 0usize);
+    while kept < a.count {
+        let (arch, w) = g.next_word()?;
+        tried += 1;
+        if keep(arch, w) {
+            writeln!(out, "{}", Word(w))?;
+            kept += 1;
+        } else if tried > 1000 + 100 * a.count {
+            bail!("only {kept} of {tried} generated words were kept (--table, --legal)");
+        }
     }
     out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench decode`: in-process decode and decode + render rates on one core.
+fn bench_decode(a: &BenchDecodeArgs) -> Result<ExitCode> {
+    use sass_conform::conform::{choose, legality};
+    let text = if a.words == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+        s
+    } else {
+        std::fs::read_to_string(&a.words).with_context(|| format!("reading {}", a.words))?
+    };
+    let words = sass_conform::words::read_words(text.as_bytes(), &a.words)
+        .map(|w| w.map(Word))
+        .collect::<Result<Vec<Word>, _>>()?;
+    if words.is_empty() {
+        bail!("{}: no words", a.words);
+    }
+    let (codec, model) = load_words_view(&a.specs, &a.view, a.arch)?;
+    let r = Renderer::new(&codec);
+    let best = |f: &mut dyn FnMut() -> usize| {
+        let mut best = f64::INFINITY;
+        let mut sink = 0usize;
+        for _ in 0..a.passes {
+            let t = std::time::Instant::now();
+            sink = sink.wrapping_add(std::hint::black_box(f()));
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        (best, sink)
+    };
+    let (decode, n1) = best(&mut || {
+        words
+            .iter()
+            .filter_map(|&w| codec.decode(a.arch, w))
+            .map(|d| d.n_fields)
+            .sum()
+    });
+    let mut s = String::with_capacity(256);
+    let (render, n2) = best(&mut || {
+        let mut n = 0;
+        for &w in &words {
+            if let Some(d) = codec
+                .decode(a.arch, w)
+                .map(|d| choose(&codec, model.as_ref(), d))
+                && legality(&codec, model.as_ref(), &d)
+                    == sass_conform::reading::legality::Legality::Legal
+            {
+                s.clear();
+                r.render_into(&codec, &d, &mut s);
+                n += s.len();
+            }
+        }
+        n
+    });
+    std::hint::black_box((n1, n2));
+    let n = words.len() as f64;
+    outln!("words\t{}", words.len());
+    outln!(
+        "decode_seconds\t{decode:.6}\ndecode_words_per_second\t{:.0}",
+        n / decode
+    );
+    outln!(
+        "render_seconds\t{render:.6}\nrender_words_per_second\t{:.0}",
+        n / render
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -10,6 +10,7 @@ pub mod arch;
 pub mod bench;
 pub mod codec;
 pub mod conform;
+pub mod load;
 pub mod locate;
 pub mod oracle;
 pub mod reading;

@@ -364,10 +364,40 @@ fn atom(a: &AtomPlan, vals: &[u64], suffix: Option<&str>, out: &mut String) -> b
 
 /// Appends `v` in decimal (as `{v}` formats it).
 fn push_decimal(out: &mut String, v: u64) {
-    if v >= 10 {
-        push_decimal(out, v / 10);
+    if v < 10 {
+        out.push(char::from(b'0' + v as u8));
+        return;
     }
-    out.push(char::from(b'0' + (v % 10) as u8));
+    let mut digits = [0u8; 20];
+    let (mut at, mut v) = (digits.len(), v);
+    while v > 0 {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+#[cfg(test)]
+#[test]
+fn decimals_print_as_format_does() {
+    for v in [
+        0,
+        1,
+        9,
+        10,
+        99,
+        100,
+        255,
+        4095,
+        65_536,
+        u64::MAX / 3,
+        u64::MAX,
+    ] {
+        let mut s = String::from("R");
+        push_decimal(&mut s, v);
+        assert_eq!(s, format!("R{v}"));
+    }
 }
 
 /// Appends `v` in lowercase hex with `0x` (as `{v:#x}` formats it).

@@ -265,6 +265,252 @@ pub fn read_words<R: BufRead>(
     })
 }
 
+/// Bytes [`LineBlocks`] reads at a time (a block is cut after its last full line).
+pub const BLOCK_BYTES: usize = 4 << 20;
+
+/// A word list read in large blocks of whole lines, for callers that parse and decode the
+/// lines of a block in parallel ([`parse_lines`]); the same lines, numbers and errors as
+/// [`read_words`]. Memory is bounded by the block size plus [`MAX_LINE`].
+pub struct LineBlocks<R> {
+    input: R,
+    name: String,
+    buf: Vec<u8>,
+    /// Bytes of `buf` read so far.
+    filled: usize,
+    /// Start of the unread part of `buf` (the lines of the last block end here).
+    start: usize,
+    /// Lines handed out so far.
+    line: usize,
+    block_bytes: usize,
+    eof: bool,
+    /// An error met after the last block's lines: returned by the next call.
+    pending: Option<WordError>,
+    done: bool,
+}
+
+/// One block of whole lines from [`LineBlocks`].
+#[derive(Debug, Clone, Copy)]
+pub struct Block<'a> {
+    /// The lines, each ended by `\n` (the input's last line may lack it).
+    pub bytes: &'a [u8],
+    /// 1-based number of the block's first line.
+    pub first_line: usize,
+}
+
+impl<R: std::io::Read> LineBlocks<R> {
+    /// Reads `input` in blocks of about `block_bytes` (at least [`MAX_LINE`] + 1), naming it
+    /// `name` in errors.
+    pub fn new(input: R, name: impl Into<String>, block_bytes: usize) -> Self {
+        let block_bytes = block_bytes.max(MAX_LINE + 1);
+        LineBlocks {
+            input,
+            name: name.into(),
+            buf: vec![0; block_bytes + MAX_LINE + 1],
+            filled: 0,
+            start: 0,
+            line: 0,
+            block_bytes,
+            eof: false,
+            pending: None,
+            done: false,
+        }
+    }
+
+    /// The next block: `Ok(None)` at the end of the input, an error (a line longer than
+    /// [`MAX_LINE`], a read error) once the lines before it have been handed out.
+    pub fn next_block(&mut self) -> Result<Option<Block<'_>>, WordError> {
+        if self.done {
+            return Ok(None);
+        }
+        if let Some(e) = self.pending.take() {
+            self.done = true;
+            return Err(e);
+        }
+        // Keep the unfinished last line of the previous block.
+        self.buf.copy_within(self.start..self.filled, 0);
+        self.filled -= self.start;
+        self.start = 0;
+        while !self.eof && self.filled < self.block_bytes {
+            match self.input.read(&mut self.buf[self.filled..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(source) => {
+                    self.eof = true;
+                    self.pending = Some(WordError::Io {
+                        name: self.name.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+        let data = &self.buf[..self.filled];
+        // Whole lines: up to the last `\n`, or everything at the end of the input.
+        let end = match data.iter().rposition(|&b| b == b'\n') {
+            Some(i) => i + 1,
+            None => 0,
+        };
+        let end = if self.eof && self.pending.is_none() {
+            data.len()
+        } else {
+            end
+        };
+        // Whole lines longer than MAX_LINE are reported by `parse_lines`, in order; an
+        // unfinished tail that long ends the input here (memory stays bounded).
+        let lines = data[..end].iter().filter(|&&b| b == b'\n').count();
+        if data.len() - end > MAX_LINE {
+            let head = String::from_utf8_lossy(&data[end..end + QUOTE_CHARS * 4]).into_owned();
+            self.pending = Some(WordError::LineTooLong {
+                name: self.name.clone(),
+                line: self.line + lines + 1,
+                head: quote(&head),
+            });
+        }
+        if end == 0 {
+            return match self.pending.take() {
+                Some(e) => {
+                    self.done = true;
+                    Err(e)
+                }
+                None if self.eof => {
+                    self.done = true;
+                    Ok(None)
+                }
+                // Cannot happen: without EOF the buffer holds more than MAX_LINE bytes.
+                None => Ok(None),
+            };
+        }
+        let first_line = self.line + 1;
+        self.line += lines;
+        self.start = end;
+        if self.pending.is_some() {
+            self.eof = true;
+        }
+        Ok(Some(Block {
+            bytes: &self.buf[..end],
+            first_line,
+        }))
+    }
+}
+
+/// Splits a block's lines into about `parts` pieces of whole lines, each with the number of
+/// its first line (for parsing in parallel).
+pub fn split_lines(block: Block<'_>, parts: usize) -> Vec<Block<'_>> {
+    let parts = parts.max(1);
+    let target = block.bytes.len().div_ceil(parts).max(1);
+    let mut out = Vec::with_capacity(parts);
+    let (mut rest, mut line) = (block.bytes, block.first_line);
+    while !rest.is_empty() {
+        let end = match rest[target.min(rest.len() - 1)..]
+            .iter()
+            .position(|&b| b == b'\n')
+        {
+            Some(i) => target.min(rest.len() - 1) + i + 1,
+            None => rest.len(),
+        };
+        let (piece, tail) = rest.split_at(end);
+        out.push(Block {
+            bytes: piece,
+            first_line: line,
+        });
+        line += piece.iter().filter(|&&b| b == b'\n').count();
+        rest = tail;
+    }
+    out
+}
+
+/// Hex digit values (0xff: not a hex digit).
+const HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The value of up to 16 hex digits, `None` when a byte is not one.
+#[inline]
+fn hex_u64(digits: &[u8]) -> Option<u64> {
+    let mut w = 0u64;
+    let mut bad = 0u8;
+    for &b in digits {
+        let d = HEX[b as usize];
+        bad |= d;
+        w = w << 4 | (d & 0xf) as u64;
+    }
+    (bad & 0xf0 == 0).then_some(w)
+}
+
+/// The word of a line of 1 to 32 hex digits and nothing else (the common case), else `None`.
+#[inline]
+fn plain_hex(line: &[u8]) -> Option<u128> {
+    match line.len() {
+        0 | 33.. => None,
+        1..=16 => hex_u64(line).map(u128::from),
+        n => {
+            let hi = hex_u64(&line[..n - 16])?;
+            let lo = hex_u64(&line[n - 16..])?;
+            Some(u128::from(hi) << 64 | u128::from(lo))
+        }
+    }
+}
+
+/// Parses the lines of a block (or of a piece of one, [`split_lines`]) as [`read_words`]
+/// does, calling `word` for each word in order; stops at the first bad line with its error
+/// (the words before it were passed on), a line longer than [`MAX_LINE`] included.
+pub fn parse_lines(
+    block: Block<'_>,
+    name: &str,
+    mut word: impl FnMut(u128),
+) -> Result<(), WordError> {
+    for (k, piece) in block.bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+        let body = piece.strip_suffix(b"\n").unwrap_or(piece);
+        let full = body;
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        if let Some(w) = plain_hex(body) {
+            word(w);
+            continue;
+        }
+        let line = block.first_line + k;
+        if full.len() > MAX_LINE {
+            let head = String::from_utf8_lossy(&full[..QUOTE_CHARS * 4]).into_owned();
+            return Err(WordError::LineTooLong {
+                name: name.to_string(),
+                line,
+                head: quote(&head),
+            });
+        }
+        let text = std::str::from_utf8(body).map_err(|e| {
+            let at = e.valid_up_to();
+            WordError::NotUtf8 {
+                name: name.to_string(),
+                line,
+                byte: body[at],
+                column: at + 1,
+            }
+        })?;
+        let t = text.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let w = parse_word(t).map_err(|e| WordError::At {
+            name: name.to_string(),
+            line,
+            source: Box::new(e),
+        })?;
+        word(w);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,5 +632,74 @@ mod tests {
             got,
             ["1", "w.txt:2: not UTF-8 (byte 0xff at byte 1 of the line)"]
         );
+    }
+
+    /// Words and the error of [`LineBlocks`] + [`split_lines`] + [`parse_lines`], as
+    /// [`read_words`] gives them.
+    fn blocks(text: &[u8], block: usize, parts: usize) -> Vec<String> {
+        let mut got = Vec::new();
+        let mut b = LineBlocks::new(text, "w.txt", block);
+        loop {
+            match b.next_block() {
+                Ok(Some(blk)) => {
+                    for piece in split_lines(blk, parts) {
+                        let r = parse_lines(piece, "w.txt", |w| got.push(format!("{w:x}")));
+                        if let Err(e) = r {
+                            got.push(e.to_string());
+                            return got;
+                        }
+                    }
+                }
+                Ok(None) => return got,
+                Err(e) => {
+                    got.push(e.to_string());
+                    return got;
+                }
+            }
+        }
+    }
+
+    fn lines(text: &[u8]) -> Vec<String> {
+        read_words(text, "w.txt")
+            .map(|r| r.map_or_else(|e| e.to_string(), |w| format!("{w:x}")))
+            .collect()
+    }
+
+    #[test]
+    fn blocks_read_as_lines_do() {
+        let mut cases: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"f66".to_vec(),
+            b"f66\r\n\n# note\n 0x1 \n0XaB\n\t\n".to_vec(),
+            b"1\n2\n+3\n4\n".to_vec(),
+            b"1\n\xff\xfe\n2\n".to_vec(),
+            format!("1\n{}\n2\n", "1".repeat(33)).into_bytes(),
+        ];
+        for n in [
+            MAX_LINE - 1,
+            MAX_LINE,
+            MAX_LINE + 1,
+            MAX_LINE + 2,
+            3 * MAX_LINE,
+        ] {
+            for tail in [&b"\n5\n"[..], b"\r\n5\n", b""] {
+                let mut t = b"1\n2\n".to_vec();
+                t.extend(std::iter::repeat_n(b'a', n));
+                t.extend_from_slice(tail);
+                cases.push(t);
+            }
+        }
+        let mut many = Vec::new();
+        for i in 0..5000u32 {
+            many.extend(format!("{:032x}\n", u128::from(i) * 0x9e37_79b9_7f4a_7c15).bytes());
+        }
+        cases.push(many.clone());
+        many.extend_from_slice(b"zz\n1\n");
+        cases.push(many);
+        for text in &cases {
+            for (block, parts) in [(1, 1), (MAX_LINE + 1, 3), (10_000, 7), (BLOCK_BYTES, 8)] {
+                assert_eq!(blocks(text, block, parts), lines(text), "block {block}");
+            }
+        }
     }
 }

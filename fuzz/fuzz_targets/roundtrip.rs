@@ -8,16 +8,38 @@
 //! counters (the `__libfuzzer_extra_counters` section libFuzzer reads beside its code
 //! coverage), so an input that reaches a new part of the tables is kept even when it runs no
 //! new code. `SASS_TABLE_COVERAGE=0` turns it off (for the side-by-side comparison in
-//! scripts/bench-coverage). Dictionary: fuzz/roundtrip.dict (`sass-conform corpus dict`).
+//! scripts/bench-campaign). Dictionary: fuzz/roundtrip.dict (`sass-conform corpus dict`).
+//!
+//! Cost per execution (issue 23): a table feature is reported in the run that first reaches
+//! it, and never again in this process: libFuzzer keeps that input (a new feature) and never
+//! pays for the feature again (its entropic schedule keeps every rarely seen feature in a
+//! list that it searches for each feature of each run, and rarely seen is what most table
+//! features stay). So a table feature keeps exactly one input and never multiplies the
+//! corpus; a replay of one input still reports all of its features. A counter is set, never
+//! counted up, and holds 8 features, one per hit-count bucket (libFuzzer scans and clears
+//! every counter on every run: 2 KiB of them, not one byte per feature);
+//! the word is decoded once for the coverage and the round trip; and ASan's fake stack
+//! (use-after-return checks, which safe Rust cannot need) is off by default, since it costs
+//! an allocation per call in libFuzzer's own per-feature callback.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use sass_conform::codec::coverage::CoverageMap;
-use sass_conform::codec::{Codec, FuzzCase, run_case};
+use sass_conform::codec::{Codec, FuzzCase, run_case_observed};
 use std::sync::OnceLock;
 
-/// Extra counters: one per table feature (14,765 for the bundled tables), modulo the size.
-const COUNTERS: usize = 1 << 15;
+/// Extra counters. libFuzzer scans and clears every one of them on every run, and reads a
+/// counter's value by buckets (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+): each bucket of each
+/// counter is a feature of its own. A table feature is reported once (module notes), so it
+/// gets a (counter, bucket) pair of its own: 8 features a byte, 16,384 in all (14,765 for the
+/// bundled tables; more wrap around).
+const COUNTERS: usize = 1 << 11;
+
+/// Features that have a (counter, bucket) pair of their own.
+const FEATURES: usize = COUNTERS * 8;
+
+/// A counter value in each bucket.
+const BUCKET_VALUES: [u8; 8] = [1, 2, 3, 4, 8, 16, 32, 128];
 
 #[used]
 #[unsafe(link_section = "__libfuzzer_extra_counters")]
@@ -38,13 +60,32 @@ fn table_map() -> Option<&'static CoverageMap> {
     .as_ref()
 }
 
+/// Table features this process has reported (module notes).
+static mut SEEN: [u64; FEATURES / 64] = [0; FEATURES / 64];
+
+/// Reports a feature the first time this process reaches it (module notes): sets its
+/// counter to a value in its bucket. When another feature already set that counter in this
+/// run, it waits for a later run that reaches it.
 fn bump(feature: usize) {
+    let i = feature % FEATURES;
     // SAFETY: libFuzzer runs the target on one thread; it reads and clears the counters
-    // between runs only.
+    // between runs only, and never touches `SEEN`.
     unsafe {
-        let p = (&raw mut TABLE_COUNTERS as *mut u8).add(feature % COUNTERS);
-        *p = (*p).saturating_add(1);
+        let seen = &mut *(&raw mut SEEN as *mut [u64; FEATURES / 64]);
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        let counter = (&raw mut TABLE_COUNTERS as *mut u8).add(i / 8);
+        if seen[word] & bit == 0 && *counter == 0 {
+            seen[word] |= bit;
+            *counter = BUCKET_VALUES[i % 8];
+        }
     }
+}
+
+/// ASan's run-time defaults for this target: no fake stack (module notes). An
+/// `ASAN_OPTIONS` setting still wins.
+#[unsafe(no_mangle)]
+pub extern "C" fn __asan_default_options() -> *const std::ffi::c_char {
+    c"detect_stack_use_after_return=0".as_ptr()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -52,13 +93,13 @@ fuzz_target!(|data: &[u8]| {
     let Some(case) = FuzzCase::from_bytes(c, data) else {
         return;
     };
-    if let Some(map) = table_map() {
-        if let Some(d) = c.decode(case.arch, case.word) {
-            map.for_each_decoded(&d, bump);
+    let map = table_map();
+    let observed = run_case_observed(c, &case, |id, values| {
+        if let Some(map) = map {
+            map.for_each_feature(id, values, bump);
         }
-        map.for_each_feature(case.variant, case.values(), bump);
-    }
-    if let Err(e) = run_case(c, &case) {
+    });
+    if let Err(e) = observed {
         panic!("round trip broken: {e}\ncase: {case:?}");
     }
 });

@@ -65,6 +65,15 @@ impl Verdict {
     }
 }
 
+/// The verdict of a decoded word, before its details are built.
+enum Kind {
+    Ambiguous,
+    /// The index of the first field whose value is not a named row.
+    InvalidModifier(usize),
+    UndescribedBits,
+    Valid,
+}
+
 impl Codec {
     /// The verdict for `word` on `arch`.
     pub fn check(&self, arch: Arch, word: Word) -> Verdict {
@@ -77,6 +86,50 @@ impl Codec {
     /// The verdict for an already decoded word.
     pub fn verdict_of(&self, d: &Decoded) -> Verdict {
         let v = self.variant(d.id);
+        match self.verdict_kind(d) {
+            Kind::Ambiguous => {
+                let mut keys = vec![v.key.clone()];
+                keys.extend(d.others().iter().map(|&o| self.variant(o).key.clone()));
+                Verdict::Ambiguous { keys }
+            }
+            Kind::InvalidModifier(i) => {
+                let f = &v.fields[i];
+                let val = d.values()[i];
+                let name = match modifier_name(v, f, val) {
+                    None => "(no row)".to_string(),
+                    Some(ModifierName::Invalid(n)) => format!("INVALID{n}"),
+                    Some(ModifierName::Unknown(n)) => format!("???{n}"),
+                    Some(other) => format!("{other:?}"),
+                };
+                Verdict::InvalidModifier {
+                    key: v.key.clone(),
+                    field: f.label.clone(),
+                    value: val,
+                    name,
+                }
+            }
+            Kind::UndescribedBits => Verdict::UndescribedBits {
+                key: v.key.clone(),
+                bits: bit_list(d.undescribed_set),
+            },
+            Kind::Valid => Verdict::Valid { key: v.key.clone() },
+        }
+    }
+
+    /// [`Verdict::name`] of [`Codec::verdict_of`], without building the verdict (no
+    /// allocation).
+    pub fn verdict_name_of(&self, d: &Decoded) -> &'static str {
+        match self.verdict_kind(d) {
+            Kind::Ambiguous => "ambiguous",
+            Kind::InvalidModifier(_) => "invalid-modifier",
+            Kind::UndescribedBits => "undescribed-bits",
+            Kind::Valid => "valid",
+        }
+    }
+
+    /// Which verdict a decoded word gets (precedence as in [`Verdict`]).
+    fn verdict_kind(&self, d: &Decoded) -> Kind {
+        let v = self.variant(d.id);
         let same_layout = |o: &VariantId| {
             let w = self.variant(*o);
             w.fixed_mask == v.fixed_mask
@@ -88,32 +141,23 @@ impl Codec {
         };
         // Variants that read the word identically (as resolved variants can) are one reading.
         if d.n_others > 0 && !d.others().iter().all(same_layout) {
-            let mut keys = vec![v.key.clone()];
-            keys.extend(d.others().iter().map(|&o| self.variant(o).key.clone()));
-            return Verdict::Ambiguous { keys };
+            return Kind::Ambiguous;
         }
-        for (f, &val) in v.fields.iter().zip(d.values()) {
-            let name = match (super::field_group(v, f), modifier_name(v, f, val)) {
-                (None, _) => continue,
-                (Some(_), None) => "(no row)".to_string(),
-                (Some(_), Some(ModifierName::Invalid(n))) => format!("INVALID{n}"),
-                (Some(_), Some(ModifierName::Unknown(n))) => format!("???{n}"),
-                (Some(_), Some(_)) => continue,
+        for (i, (f, &val)) in v.fields.iter().zip(d.values()).enumerate() {
+            let bad = match (super::field_group(v, f), modifier_name(v, f, val)) {
+                (None, _) => false,
+                (Some(_), None) => true,
+                (Some(_), Some(ModifierName::Invalid(_) | ModifierName::Unknown(_))) => true,
+                (Some(_), Some(_)) => false,
             };
-            return Verdict::InvalidModifier {
-                key: v.key.clone(),
-                field: f.label.clone(),
-                value: val,
-                name,
-            };
+            if bad {
+                return Kind::InvalidModifier(i);
+            }
         }
         if d.undescribed_set != 0 {
-            return Verdict::UndescribedBits {
-                key: v.key.clone(),
-                bits: bit_list(d.undescribed_set),
-            };
+            return Kind::UndescribedBits;
         }
-        Verdict::Valid { key: v.key.clone() }
+        Kind::Valid
     }
 
     /// No variant matches: the nearest variant among the tables whose opcode bits (the bits

@@ -22,6 +22,9 @@ use serde::Serialize;
 /// Widest field whose every value is its own class.
 pub const SMALL_WIDTH: u32 = 3;
 
+/// Largest listed value for which a field's classes are a lookup table.
+const LOOKUP_MAX: usize = 1 << 12;
+
 /// A field value's class (module notes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ValueClass {
@@ -46,8 +49,14 @@ pub enum ValueClass {
 /// How one field's values map to classes.
 #[derive(Debug, Clone)]
 enum Classes {
-    /// Modifier table rows (values in table order) and whether unlisted values exist.
-    Listed { values: Vec<u64>, unlisted: bool },
+    /// Modifier table rows (values in table order), whether unlisted values exist, and each
+    /// value's class index below `lookup.len()` (the fuzz target classes every field of every
+    /// input: no search on its hot path).
+    Listed {
+        values: Vec<u64>,
+        unlisted: bool,
+        lookup: Vec<u16>,
+    },
     /// Every value of a small field.
     Small { width: u32 },
     /// The five classes of a wide field.
@@ -62,16 +71,37 @@ impl Classes {
                 let values: Vec<u64> = g.values.iter().map(|r| r.value as u64).collect();
                 let space = if width >= 64 { u64::MAX } else { 1u64 << width };
                 let unlisted = (values.len() as u64) < space;
-                Classes::Listed { values, unlisted }
+                let lookup = Self::lookup(&values);
+                Classes::Listed {
+                    values,
+                    unlisted,
+                    lookup,
+                }
             }
             None if width <= SMALL_WIDTH => Classes::Small { width },
             None => Classes::Wide { width },
         }
     }
 
+    /// Class index of every value up to the largest listed one (at most [`LOOKUP_MAX`]
+    /// entries), as `class` finds it: the first row with the value, else `values.len()`.
+    fn lookup(values: &[u64]) -> Vec<u16> {
+        let top = values.iter().copied().max().unwrap_or(0);
+        if top >= LOOKUP_MAX as u64 || values.len() >= u16::MAX as usize {
+            return Vec::new();
+        }
+        let mut t = vec![values.len() as u16; top as usize + 1];
+        for (i, &v) in values.iter().enumerate().rev() {
+            t[v as usize] = i as u16;
+        }
+        t
+    }
+
     fn count(&self) -> usize {
         match self {
-            Classes::Listed { values, unlisted } => values.len() + *unlisted as usize,
+            Classes::Listed {
+                values, unlisted, ..
+            } => values.len() + *unlisted as usize,
             Classes::Small { width } => 1 << width,
             Classes::Wide { .. } => 5,
         }
@@ -80,6 +110,12 @@ impl Classes {
     /// (class index, class) of `value`.
     fn class(&self, value: u64) -> (usize, ValueClass) {
         match self {
+            Classes::Listed { values, lookup, .. } if !lookup.is_empty() => {
+                match lookup.get(value as usize).map(|&i| i as usize) {
+                    Some(i) if i < values.len() => (i, ValueClass::Listed(i)),
+                    _ => (values.len(), ValueClass::Unlisted),
+                }
+            }
             Classes::Listed { values, .. } => match values.iter().position(|&x| x == value) {
                 Some(i) => (i, ValueClass::Listed(i)),
                 None => (values.len(), ValueClass::Unlisted),
@@ -329,13 +365,26 @@ mod tests {
         assert_eq!(w.class(0x80).1, ValueClass::Top);
         assert_eq!(w.class(0x42).1, ValueClass::Other);
         assert_eq!(Classes::Small { width: 2 }.class(3).1, ValueClass::Value(3));
-        let l = Classes::Listed {
-            values: vec![0, 2],
-            unlisted: true,
-        };
-        assert_eq!(l.class(2), (1, ValueClass::Listed(1)));
-        assert_eq!(l.class(1), (2, ValueClass::Unlisted));
-        assert_eq!(l.count(), 3);
+        let values = vec![0, 2, 2, 5];
+        for l in [
+            Classes::Listed {
+                lookup: Classes::lookup(&values),
+                values: values.clone(),
+                unlisted: true,
+            },
+            Classes::Listed {
+                values: values.clone(),
+                unlisted: true,
+                lookup: Vec::new(),
+            },
+        ] {
+            assert_eq!(l.class(2), (1, ValueClass::Listed(1)));
+            assert_eq!(l.class(5), (3, ValueClass::Listed(3)));
+            assert_eq!(l.class(1), (4, ValueClass::Unlisted));
+            assert_eq!(l.class(6), (4, ValueClass::Unlisted));
+            assert_eq!(l.class(1 << 40), (4, ValueClass::Unlisted));
+            assert_eq!(l.count(), 5);
+        }
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! Reading a case allocates nothing: the target runs this for every input.
 
 use super::{
-    Codec, MAX_FIELDS, RoundTrip, RoundTripError, VariantId, Word, values_roundtrip, word_roundtrip,
+    Codec, MAX_FIELDS, RoundTrip, RoundTripError, VariantId, Word, decoded_roundtrip,
+    values_roundtrip,
 };
 use crate::arch::Arch;
 
@@ -101,7 +102,24 @@ impl FuzzCase {
 
 /// Runs both round-trip properties on a case.
 pub fn run_case(codec: &Codec, case: &FuzzCase) -> Result<(RoundTrip, RoundTrip), RoundTripError> {
-    let a = word_roundtrip(codec, case.arch, case.word)?;
+    run_case_observed(codec, case, |_, _| {})
+}
+
+/// [`run_case`], calling `observe` with the (variant, field values) of the decoded word (when
+/// a variant matches) and then with the case's variant and values: what the table coverage
+/// counts ([`super::coverage::CoverageMap::for_each_feature`]). The word is decoded once for
+/// both.
+pub fn run_case_observed(
+    codec: &Codec,
+    case: &FuzzCase,
+    mut observe: impl FnMut(VariantId, &[u64]),
+) -> Result<(RoundTrip, RoundTrip), RoundTripError> {
+    let d = codec.decode(case.arch, case.word);
+    if let Some(d) = &d {
+        observe(d.id, d.values());
+    }
+    observe(case.variant, case.values());
+    let a = decoded_roundtrip(codec, case.arch, case.word, d.as_ref())?;
     let b = values_roundtrip(codec, case.variant, case.values())?;
     Ok((a, b))
 }

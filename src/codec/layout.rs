@@ -164,7 +164,10 @@ impl Layouts {
             let bits = values[seg.field as usize]
                 .checked_shr(seg.shift as u32)
                 .unwrap_or(0);
-            w = (w & !((mask as u128) << seg.lo)) | (((bits & mask) as u128) << seg.lo);
+            // `lo < 128` (a bit of the word): shifts that need no overflow check, which the
+            // fuzz build would trace as a comparison on every segment.
+            let lo = seg.lo as u32;
+            w = (w & !(mask as u128).wrapping_shl(lo)) | ((bits & mask) as u128).wrapping_shl(lo);
         }
         w
     }
@@ -176,7 +179,8 @@ impl Layouts {
         let s = self.span(id);
         let win = windows(word);
         for seg in &self.segments[s.start as usize..s.end as usize] {
-            let bits = (win[seg.window as usize & 3] >> seg.at) & seg.mask as u64;
+            // `at < 64` (a bit of the window): no overflow check (see `write`).
+            let bits = win[seg.window as usize & 3].wrapping_shr(seg.at as u32) & seg.mask as u64;
             // A field is at most 64 bits wide (the parser refuses wider), so `shift < 64`.
             values[seg.field as usize] |= bits.wrapping_shl(seg.shift as u32);
         }

@@ -10,8 +10,10 @@ mod sweep;
 mod word;
 
 pub use check::Verdict;
-pub use fuzz::{FuzzCase, run_case};
-pub use roundtrip::{RoundTrip, RoundTripError, values_roundtrip, word_roundtrip};
+pub use fuzz::{FuzzCase, run_case, run_case_observed};
+pub use roundtrip::{
+    RoundTrip, RoundTripError, decoded_roundtrip, values_roundtrip, word_roundtrip,
+};
 pub use sweep::{SplitMix64, sweep_words};
 pub use word::{Word, bit_list};
 

@@ -1,6 +1,6 @@
 //! The round-trip properties shared by `cargo test` and the `roundtrip` fuzz target.
 
-use super::{Codec, CodecError, EncodeOptions, MAX_FIELDS, VariantId, Word, bit_list};
+use super::{Codec, CodecError, Decoded, EncodeOptions, MAX_FIELDS, VariantId, Word, bit_list};
 use crate::arch::Arch;
 
 /// What a successful round trip found.
@@ -52,7 +52,17 @@ pub enum RoundTripError {
 /// Property (a): decode `word`, encode the values again; every described bit must come back
 /// and no undescribed bit may be set.
 pub fn word_roundtrip(codec: &Codec, arch: Arch, word: Word) -> Result<RoundTrip, RoundTripError> {
-    let Some(d) = codec.decode(arch, word) else {
+    decoded_roundtrip(codec, arch, word, codec.decode(arch, word).as_ref())
+}
+
+/// [`word_roundtrip`] of a word already decoded: `d` is `codec.decode(arch, word)`.
+pub fn decoded_roundtrip(
+    codec: &Codec,
+    arch: Arch,
+    word: Word,
+    d: Option<&Decoded>,
+) -> Result<RoundTrip, RoundTripError> {
+    let Some(d) = d else {
         return Ok(RoundTrip::NoVariant);
     };
     let v = codec.variant(d.id);

@@ -92,6 +92,14 @@ pub fn verdict(codec: &Codec, model: Option<&Model>, d: &Decoded) -> Verdict {
     }
 }
 
+/// [`Verdict::name`] of [`verdict`], without building the verdict (no allocation).
+pub fn verdict_name(codec: &Codec, model: Option<&Model>, d: &Decoded) -> &'static str {
+    match codec.verdict_name_of(d) {
+        "ambiguous" if model.is_some() => "valid",
+        name => name,
+    }
+}
+
 /// The variant the learned reading picks among those matching (the decoded one without it).
 pub fn choose(
     codec: &Codec,
@@ -588,6 +596,47 @@ pub fn inline_diff(ours: &str, theirs: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verdict_names_match_the_verdicts() {
+        let tables = crate::spec::bundled_tables().unwrap();
+        let written = Codec::new(tables.clone()).unwrap();
+        let set = crate::reading::resolved::ResolvedSet::from_slice(
+            crate::locate::BUNDLED_RESOLVED,
+            std::path::Path::new("resolved/tables.json"),
+            &tables,
+        )
+        .unwrap();
+        let resolved = Codec::new(set.tables).unwrap();
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for (codec, model) in [(&written, None), (&resolved, Some(&set.model))] {
+            for id in codec.ids() {
+                let v = codec.variant(id);
+                let arch = codec.table(id).arch.unwrap();
+                for _ in 0..200 {
+                    let r = (next() as u128) << 64 | next() as u128;
+                    let w = Word(v.fixed_value | (r & !v.fixed_mask));
+                    let Some(d) = codec.decode(arch, w) else {
+                        continue;
+                    };
+                    let d = choose(codec, model, d);
+                    let name = verdict_name(codec, model, &d);
+                    assert_eq!(name, verdict(codec, model, &d).name(), "{w}");
+                    assert_eq!(codec.verdict_name_of(&d), codec.verdict_of(&d).name());
+                    seen.insert(name);
+                }
+            }
+        }
+        // Every kind a decoded word can get is met.
+        assert_eq!(seen.len(), 4, "{seen:?}");
+    }
 
     #[test]
     fn differences_are_located() {
