@@ -255,10 +255,16 @@ fn oracle_run_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
 /// Pseudo-random numbers (xorshift) from a seed taken from the clock and printed, so a failing
 /// run can be replayed by fixing the seed.
 fn moments() -> impl FnMut() -> u64 {
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1);
+    // `FAULTS_SEED` repeats a run's moments (the timing around them still varies).
+    let seed = std::env::var("FAULTS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        });
     eprintln!("seed {seed}");
     let mut x = seed | 1;
     move || {
