@@ -146,10 +146,12 @@ fn learn_at(
         .copied()
         .filter(|(_, t)| !t.is_empty())
         .collect();
-    let base = pick_base(fixed_mask, groups, &samples)?;
-    let t0 = tokens(base.1);
-    let split = split_groups(fixed_mask, groups, &samples, base, &t0);
-    let spans = group_spans(fixed_mask, &split, &samples, base, &t0);
+    let Reach {
+        base,
+        t0,
+        split,
+        spans,
+    } = reach(fixed_mask, groups, &samples)?;
     let form = if depth > 0 { form_mask(&spans) } else { 0 };
     if form != 0 {
         return learn_forms(fixed_mask, form, groups, &samples, depth - 1, cutting);
@@ -221,6 +223,30 @@ fn learn_at(
     let ok = samples.iter().filter(|(w, t)| p.print(*w) == *t).count();
     p.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
     Some(p)
+}
+
+/// What slots are found from: the base answer ([`pick_base`]), its tokens, the candidate
+/// groups split where their bits rewrite different places ([`split_groups`]) and each
+/// group's span in the base text ([`group_spans`]).
+struct Reach<'a> {
+    base: Sample<'a>,
+    t0: Vec<&'a str>,
+    split: Vec<u128>,
+    spans: Vec<Span>,
+}
+
+/// The [`Reach`] of `groups` over `samples`; `None` without samples.
+fn reach<'a>(fixed_mask: u128, groups: &[u128], samples: &[Sample<'a>]) -> Option<Reach<'a>> {
+    let base = pick_base(fixed_mask, groups, samples)?;
+    let t0 = tokens(base.1);
+    let split = split_groups(fixed_mask, groups, samples, base, &t0);
+    let spans = group_spans(fixed_mask, &split, samples, base, &t0);
+    Some(Reach {
+        base,
+        t0,
+        split,
+        spans,
+    })
 }
 
 /// Lowest-popcount answers [`pick_base`] weighs.
@@ -1517,6 +1543,8 @@ fn fit_variant(
         })
         .expect("two trials");
     let old_val = table_shaped(&val);
+    // A measurement switch: keep every learned printer, to measure the printer alone against
+    // the table-shaped reading (the figure of the printer without render.rs's rules).
     let force = std::env::var_os("SASS_CONFORM_PRINTER_ONLY").is_some() && trial.is_some();
     let keep = force
         || trial.as_ref().is_some_and(|p| right(p, &val) > old_val)
@@ -1558,6 +1586,15 @@ fn preferred(
         .unwrap_or(cands[0])
 }
 
+/// Per table, the answers whose word several of its variants match.
+fn overlapping_by_table<'o, 'a>(obs: &'o [Obs<'a>]) -> BTreeMap<u16, Vec<&'o Obs<'a>>> {
+    let mut per_table: BTreeMap<u16, Vec<&Obs>> = BTreeMap::new();
+    for o in obs.iter().filter(|o| o.cands.len() > 1) {
+        per_table.entry(o.cands[0].table).or_default().push(o);
+    }
+    per_table
+}
+
 /// Per table, the preference order among overlapping variants learned again from the final
 /// readings: variants that print right more of the answers they match come first (LD, where
 /// every variant is the same encoding and nvdisasm prints the widest form, leaving out
@@ -1568,10 +1605,7 @@ fn learn_preferences(
     model: &mut super::model::Model,
     obs: &[Obs],
 ) {
-    let mut per_table: BTreeMap<u16, Vec<&Obs>> = BTreeMap::new();
-    for o in obs.iter().filter(|o| o.cands.len() > 1) {
-        per_table.entry(o.cands[0].table).or_default().push(o);
-    }
+    let per_table = overlapping_by_table(obs);
     for (t, list) in per_table {
         let n = codec.tables[t as usize].variants.len();
         // Per variant: answers it matches, and of those, printed right by its reading.
@@ -1641,10 +1675,7 @@ fn learn_choosers(
             );
         }
     }
-    let mut per_table: BTreeMap<u16, Vec<&Obs>> = BTreeMap::new();
-    for o in obs.iter().filter(|o| o.cands.len() > 1) {
-        per_table.entry(o.cands[0].table).or_default().push(o);
-    }
+    let per_table = overlapping_by_table(obs);
     for (t, list) in per_table {
         let samples: Vec<(u128, u16)> = list
             .iter()
@@ -1738,12 +1769,12 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
         .filter(|(_, t)| !t.is_empty())
         .collect();
     let groups = candidate_groups(v);
-    let Some(base) = pick_base(v.fixed_mask, &groups, &samples) else {
+    let Some(Reach {
+        base, split, spans, ..
+    }) = reach(v.fixed_mask, &groups, &samples)
+    else {
         return Vec::new();
     };
-    let t0 = tokens(base.1);
-    let split = split_groups(v.fixed_mask, &groups, &samples, base, &t0);
-    let spans = group_spans(v.fixed_mask, &split, &samples, base, &t0);
     let form = form_mask(&spans);
     // Pairs for the groups no answer shows alone: a legal word with the group set, again with
     // it cleared.
@@ -1822,12 +1853,10 @@ fn sweep_forms(
             .filter(|(w, _)| pext(*w, form) == k)
             .collect();
         let fm = fixed_mask | form;
-        let Some(base) = pick_base(fm, &inner, &part) else {
+        let Some(r) = reach(fm, &inner, &part) else {
             continue;
         };
-        let t0 = tokens(base.1);
-        let split = split_groups(fm, &inner, &part, base, &t0);
-        let nested = form_mask(&group_spans(fm, &split, &part, base, &t0));
+        let nested = form_mask(&r.spans);
         if nested != 0 {
             sweep_forms((fm, b), &inner, nested, &part, depth - 1, out);
         }
