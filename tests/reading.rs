@@ -289,6 +289,12 @@ fn a_quiet_scheduling_control_takes_the_space_before_the_semicolon() {
         text("SM80", "400f81954bdca7905514feeb45230980"),
         "@P0 LD.E.NA.LTC64B.S16.STRONG.SM R35, [R69.U32+UR43+0x5514fe] ;"
     );
+    // The decode_render fuzz target's crash (CI, 2026-12-01): a TLD4 word on SM90 with a quiet
+    // control; nvdisasm 13.5.37 `-b SM90` prints exactly this (checked alone in raw mode).
+    assert_eq!(
+        text("SM90", "000fc000000000003f66002020003b65"),
+        "@P3 TLD4.SCR.R.B.EF P0, R0, R0, R32, R32, 0x1d, 0x0, 0x98, 2D, 0x0;"
+    );
     assert_eq!(
         text("SM100", "800fc011d800e1120be7ddea96e29f60"),
         "@!P1 TEX.F16.RN.LZ.INVALID3.DC.EF.FDV P0, R18, R226, R150, R234, UR221, 1D, 0x1;"

@@ -1,5 +1,6 @@
 //! Arbitrary words on every arch through decode, check and render: no panic, and every
-//! rendered text is a complete nvdisasm-style line.
+//! rendered text is a complete nvdisasm-style line (ends in `;`, which nvdisasm 13.5.37 writes
+//! right after the text when the scheduling control is quiet, else after a space).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -24,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = c.check(arch, word);
         if let Some(d) = c.decode(arch, word) {
             let text = r.render(c, &d);
-            assert!(text.ends_with(" ;"), "{word} on {arch}: `{text}`");
+            assert!(text.ends_with(';'), "{word} on {arch}: `{text}`");
             assert!(!text.contains("  "), "{word} on {arch}: `{text}`");
         }
     }
