@@ -157,8 +157,9 @@ fn learn_at(
         return learn_forms(fixed_mask, form, groups, &samples, depth - 1, cutting);
     }
     let mut slots = merge_spans(spans.clone());
+    merge_joint(&mut slots, &samples, (base.0, fixed_mask), &t0);
     if cutting == Cutting::SlotTexts {
-        slot_vocab(&mut slots, &spans, &samples, &t0);
+        slot_vocab(&mut slots, &spans, &samples, (base.0, fixed_mask), &t0);
     }
     let mut skel = skeleton(&t0, &slots);
     if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
@@ -675,19 +676,107 @@ fn merge_spans(spans: Vec<Span>) -> Vec<SlotSpan> {
     slots
 }
 
-/// Each slot's texts over its whole span in the answers that differ from the base in one of
-/// its groups only (the common prefix and suffix of the base text are the same there), with
-/// their shapes.
-fn slot_vocab(slots: &mut [SlotSpan], spans: &[Span], samples: &[Sample], t0: &[&str]) {
+/// Merges insertion slots at one place whose groups do not add up: an answer that differs
+/// from the base in both of them (and nothing else) inserts a text that is neither one's
+/// text followed by the other's (SM120 TLD: bit 56 alone inserts `.AOFFI`, bit 57 `.UAOFFI`,
+/// both `.INVALID3`: one modifier of two bits that a table splits). `base` is (base word,
+/// fixed mask).
+fn merge_joint(
+    slots: &mut Vec<SlotSpan>,
+    samples: &[Sample],
+    (base, fixed_mask): (u128, u128),
+    t0: &[&str],
+) {
+    // The text each difference from the base inserts at `at` (`None`: not an insertion there).
+    let inserted = |t: &str, at: usize| -> Option<String> {
+        let t1 = tokens(t);
+        let tail = t0.len() - at;
+        (t1.len() >= t0.len() && t1[..at] == t0[..at] && t1[t1.len() - tail..] == t0[at..])
+            .then(|| t1[at..t1.len() - tail].concat())
+    };
+    loop {
+        let pair = (0..slots.len())
+            .flat_map(|i| (i + 1..slots.len()).map(move |j| (i, j)))
+            .find(|&(i, j)| {
+                let (a, b) = (&slots[i], &slots[j]);
+                a.start == a.end
+                    && b.start == b.end
+                    && a.start == b.start
+                    && !adds_up((a.mask, b.mask), samples, (base, fixed_mask), |t| {
+                        inserted(t, a.start)
+                    })
+            });
+        let Some((i, j)) = pair else { break };
+        let b = slots.remove(j);
+        let a = &mut slots[i];
+        a.mask |= b.mask;
+        a.vocab.extend(b.vocab);
+        a.shapes = a.vocab.iter().map(|t| shape(t)).collect();
+    }
+}
+
+/// Whether every answer that differs from the base in bits of both `ma` and `mb` (and no
+/// other) inserts the text of its `ma` part followed or preceded by that of its `mb` part, as
+/// the answers that differ in one part alone show them. Pairs with no such answer add up.
+fn adds_up(
+    (ma, mb): (u128, u128),
+    samples: &[Sample],
+    (base, fixed_mask): (u128, u128),
+    inserted: impl Fn(&str) -> Option<String>,
+) -> bool {
+    let mut alone: HashMap<u128, String> = HashMap::new();
+    let mut joint: Vec<(u128, String)> = Vec::new();
+    for (w, t) in samples {
+        let d = (w ^ base) & !fixed_mask;
+        if d == 0 || d & !(ma | mb) != 0 {
+            continue;
+        }
+        let Some(x) = inserted(t) else { continue };
+        if d & ma == 0 || d & mb == 0 {
+            alone.insert(d, x);
+        } else {
+            joint.push((d, x));
+        }
+    }
+    joint.iter().all(
+        |(d, x)| match (alone.get(&(d & ma)), alone.get(&(d & mb))) {
+            (Some(a), Some(b)) => *x == format!("{a}{b}") || *x == format!("{b}{a}"),
+            _ => true,
+        },
+    )
+}
+
+/// Each slot's texts over its whole span in the answers that differ from the base in its
+/// bits only (one of its groups, or several of them at once: two one-bit groups at one place
+/// whose joint value prints a token of its own, SM120 TLD's bits 56-57 at 3 `.INVALID3`),
+/// with their shapes. `base` is (base word, the fixed mask).
+fn slot_vocab(
+    slots: &mut [SlotSpan],
+    spans: &[Span],
+    samples: &[Sample],
+    (base, fixed_mask): (u128, u128),
+    t0: &[&str],
+) {
     for s in slots.iter_mut() {
         let mut vocab: HashSet<String> = HashSet::new();
         vocab.insert(t0[s.start..s.end].concat());
+        let tail = t0.len() - s.end;
+        let mut add = |t: &str| {
+            let t1 = tokens(t);
+            if t1.len() >= s.start + tail {
+                vocab.insert(t1[s.start..t1.len() - tail].concat());
+            }
+        };
         for sp in spans.iter().filter(|sp| sp.mask & s.mask == sp.mask) {
             for &i in &sp.alone {
-                let t1 = tokens(samples[i].1);
-                let tail = t0.len() - s.end;
-                if t1.len() >= s.start + tail {
-                    vocab.insert(t1[s.start..t1.len() - tail].concat());
+                add(samples[i].1);
+            }
+        }
+        if spans.iter().filter(|sp| sp.mask & s.mask != 0).count() > 1 {
+            for (w, t) in samples {
+                let d = (w ^ base) & !fixed_mask;
+                if d != 0 && d & !s.mask == 0 {
+                    add(t);
                 }
             }
         }
@@ -1209,6 +1298,60 @@ mod tests {
         ] {
             assert_eq!(p.print(w), toy(w), "word {w:x}");
         }
+    }
+
+    /// A made-up instruction whose two-bit modifier a table splits into two one-bit groups
+    /// (bits 40, 41: `.A`, `.B`, both `.INVALID3`, as SM120 TLD's bits 56-57), beside an
+    /// independent `.C` (bit 42) at the same place and a register (bits 16-23).
+    fn split_modifier(w: u128) -> String {
+        let m = ["", ".A", ".B", ".INVALID3"][(w >> 40 & 3) as usize];
+        let c = if w >> 42 & 1 == 1 { ".C" } else { "" };
+        format!("OP{m}{c} R{} ;", w >> 16 & 0xff)
+    }
+
+    #[test]
+    fn a_modifier_split_over_two_groups_is_swept_jointly_and_learned_as_one_slot() {
+        let groups = [0xffu128 << 16, 1 << 40, 1 << 41, 1 << 42];
+        let fixed = !groups.iter().fold(0, |m, g| m | g);
+        let texts = |ws: &[u128]| -> Vec<(u128, String)> {
+            ws.iter().map(|&w| (w, split_modifier(w))).collect()
+        };
+        let as_samples = |t: &[(u128, String)]| -> Vec<(u128, String)> { t.to_vec() };
+        // Single-group sweeps only: the joint value is never seen.
+        let mut words: Vec<u128> = vec![0];
+        for g in &groups {
+            words.extend(
+                group_values(g >> g.trailing_zeros())
+                    .iter()
+                    .map(|&v| deposit(v, *g)),
+            );
+        }
+        let first = as_samples(&texts(&words));
+        let samples: Vec<Sample> = first.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let r = reach(fixed, &groups, &samples).expect("samples");
+        let joint = joint_sweeps(0, &r.spans);
+        // The three insertions at one place, every value of bits 40-42 together.
+        assert_eq!(
+            joint,
+            (1..8u128).map(|x| x << 40).collect::<Vec<_>>(),
+            "{joint:x?}"
+        );
+        words.extend(joint);
+        let all = texts(&words);
+        let samples: Vec<Sample> = all.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let p = learn(fixed, &groups, &samples).expect("samples");
+        for w in [
+            3u128 << 40 | 9 << 16,
+            7 << 40 | 200 << 16,
+            5 << 40,
+            2 << 40 | 1 << 16,
+        ] {
+            assert_eq!(p.print(w), split_modifier(w), "word {w:x}");
+        }
+        // Bits 40 and 41 are one slot; `.C` stays a slot of its own.
+        let masks: Vec<u128> = p.slots.iter().map(|s| s.mask).collect();
+        assert!(masks.contains(&(3u128 << 40)), "{masks:x?}");
+        assert!(masks.contains(&(1u128 << 42)), "{masks:x?}");
     }
 
     /// A toy load with a form within a form, as SM80 LD has: bit 50 (`.W`) turns
@@ -1804,6 +1947,10 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
             );
         }
     }
+    out.extend(joint_sweeps(base.0, &spans));
+    if base.0 != v.fixed_value {
+        out.extend(joint_sweeps(v.fixed_value, &spans));
+    }
     if form != 0 {
         sweep_forms(
             (v.fixed_mask, v.fixed_value),
@@ -1856,11 +2003,52 @@ fn sweep_forms(
         let Some(r) = reach(fm, &inner, &part) else {
             continue;
         };
+        out.extend(joint_sweeps(b, &r.spans));
         let nested = form_mask(&r.spans);
         if nested != 0 {
             sweep_forms((fm, b), &inner, nested, &part, depth - 1, out);
         }
     }
+}
+
+/// Most bits of a slot swept at every value by [`joint_sweeps`].
+const MAX_JOINT_BITS: u32 = 6;
+
+/// Sweeps of the slots several groups share (their spans in the base text meet, so the
+/// printer reads them as one slot) and of the insertions at one place: every value of their
+/// bits on `base`, where they have at most [`MAX_JOINT_BITS`] bits. A value of two groups
+/// together can print a token that neither prints alone (SM120 TLD, bits 56 and 57:
+/// `.AOFFI`, `.UAOFFI`, both `.INVALID3`).
+fn joint_sweeps(base: u128, spans: &[Span]) -> Vec<u128> {
+    let slots = merge_spans(spans.to_vec());
+    let mut units: Vec<u128> = slots
+        .iter()
+        .filter(|s| spans.iter().filter(|sp| sp.mask & s.mask != 0).count() > 1)
+        .map(|s| s.mask)
+        .collect();
+    // Insertions at one place, together ([`merge_joint`] needs their joint values).
+    // (every value of all of them when few bits, else of each pair).
+    let mut at: BTreeMap<usize, Vec<u128>> = BTreeMap::new();
+    for s in slots.iter().filter(|s| s.start == s.end) {
+        at.entry(s.start).or_default().push(s.mask);
+    }
+    for masks in at.into_values().filter(|m| m.len() > 1) {
+        let all = masks.iter().fold(0, |a, m| a | m);
+        if all.count_ones() <= MAX_JOINT_BITS {
+            units.push(all);
+            continue;
+        }
+        for (i, a) in masks.iter().enumerate() {
+            units.extend(masks[i + 1..].iter().map(|b| a | b));
+        }
+    }
+    let mut out = Vec::new();
+    for m in units {
+        if m.count_ones() <= MAX_JOINT_BITS {
+            out.extend((1..1u128 << m.count_ones()).map(|x| base & !m | deposit(x, m)));
+        }
+    }
+    out
 }
 
 /// The values a sweep gives a group of `w` bits: all of them up to 3 bits, else each bit
