@@ -1607,7 +1607,7 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         .then(|| resolve_tables(&codec, &entries));
     let corrected = resolved
         .as_ref()
-        .map(|r| sass_conform::conform::patch::corrections(&codec.tables, r, &findings));
+        .map(|r| sass_conform::conform::patch::corrections(&codec.tables, r, &answers));
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.quiet {
     } else if let (true, Some(r)) = (a.patch, &corrected) {

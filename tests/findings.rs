@@ -107,10 +107,12 @@ fn ld_predicate_is_inverted_with_a_complement_bit() {
         bit_reading(f, 67)
     );
     assert!(bit_reading(f, 67).contains("prints `!PT`: the complement bit (`!`)"));
-    // The table's own operand 3 of LD_R_R_I_P is right: nvdisasm only leaves it out at PT.
+    // The table's own operand 3 of LD_R_R_I_P is right: nvdisasm only leaves it out at PT
+    // (the distilled line's example value `P6` of it is a finding of its own).
     assert!(
-        !fs.iter()
-            .any(|f| f.key == "LD_R_R_I_P" && f.message.contains("`operand 3`")),
+        !fs.iter().any(|f| f.key == "LD_R_R_I_P"
+            && !f.kind.starts_with("distilled-")
+            && f.message.contains("`operand 3`")),
         "LD_R_R_I_P operand 3 agrees with nvdisasm"
     );
 }
@@ -267,7 +269,7 @@ fn resolve_leads_with_root_causes() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.starts_with("164 root causes behind 1375 findings, in 5 tables\n"),
+        text.starts_with("174 root causes behind 1391 findings, in 5 tables\n"),
         "{}",
         &text[..200.min(text.len())]
     );
@@ -281,9 +283,9 @@ fn resolve_leads_with_root_causes() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let (last, findings) = lines.split_last().unwrap();
-    assert_eq!(findings.len(), 1375);
+    assert_eq!(findings.len(), 1391);
     let causes = last["root_causes"].as_array().unwrap();
-    assert_eq!(causes.len(), 164);
+    assert_eq!(causes.len(), 174);
     assert!(findings.iter().all(|f| f["root_cause"].as_str().is_some()));
     let c = causes
         .iter()
@@ -299,4 +301,188 @@ fn resolve_leads_with_root_causes() {
         .expect("TLD4 modi 2 -> group 3 root cause");
     assert_eq!(c["variants"].as_array().unwrap().len(), 48);
     assert!(c["evidence"][0].as_str().unwrap().contains("TLD4"));
+}
+
+/// Every distilled line the bundled tables write otherwise than nvdisasm prints the
+/// variant's fixed word: 16 values in 14 lines, each an example value of the variant's own
+/// operand field (SM80 LD's `[R0+0x1]` and `P6`, which nvdisasm leaves out at the fixed word;
+/// TLD4's `INVALID2` where the fixed word reads `INVALID0`), with the recorded flip that
+/// prints it.
+#[test]
+fn distilled_example_values_are_findings() {
+    let fs = findings();
+    let distilled: Vec<&Finding> = fs
+        .iter()
+        .filter(|f| f.kind.starts_with("distilled-"))
+        .collect();
+    assert_eq!(distilled.len(), 16);
+    assert!(
+        distilled
+            .iter()
+            .all(|f| f.kind == "distilled-example-values")
+    );
+    let lines: std::collections::BTreeSet<(&str, &str)> = distilled
+        .iter()
+        .map(|f| (f.file.as_str(), f.key.as_str()))
+        .collect();
+    assert_eq!(lines.len(), 14);
+
+    let ld: Vec<&&Finding> = distilled.iter().filter(|f| f.key == "LD_R_R_I_P").collect();
+    assert_eq!(ld.len(), 2);
+    assert_eq!(ld[0].file, "specs/sm80/LD.txt");
+    assert_eq!(ld[0].line, 265);
+    assert_eq!(
+        ld[0].message,
+        "operand 2: distilled `0x1`, nvdisasm prints nothing there for the fixed word; the \
+         table's `operand 2` with value bit 0 set gives it: an example value, not the fixed \
+         word's"
+    );
+    assert_eq!(ld[0].bits, vec![32]);
+    assert_eq!(
+        ld[1].message,
+        "operand 3: distilled `P6`, nvdisasm prints nothing there for the fixed word; the \
+         table's `operand 3` with value bit 0 set gives it: an example value, not the fixed \
+         word's"
+    );
+    assert_eq!(ld[1].bits, vec![64]);
+    assert_eq!(
+        ld[1].reading.as_deref(),
+        Some("bit 64: `operand 3` value bit 0 (`` -> `P6`)")
+    );
+    let ev = |f: &Finding| -> Vec<(String, String)> {
+        f.evidence
+            .iter()
+            .map(|e| (e.word.clone(), e.nvdisasm.clone()))
+            .collect()
+    };
+    assert_eq!(
+        ev(ld[1]),
+        vec![
+            (
+                "00000000000000000000000000000980".to_string(),
+                "@P0 LD.EF.U8 R0, [R0] ;".to_string()
+            ),
+            (
+                "00000000000000010000000000000980".to_string(),
+                "@P0 LD.EF.U8 R0, [R0], P6 ;".to_string()
+            ),
+        ]
+    );
+
+    let tld4 = distilled
+        .iter()
+        .find(|f| f.key == "TLD4_P_R_R_R_SNOWFLAKE_I_I_SNOWFLAKE_I")
+        .unwrap();
+    assert_eq!(tld4.line, 698);
+    assert_eq!(
+        tld4.message,
+        "operand 7: distilled `INVALID2`, nvdisasm prints `INVALID0` for the fixed word; the \
+         table's `operand 7` with value bit 1 set gives it: an example value, not the fixed \
+         word's"
+    );
+    assert_eq!(tld4.bits, vec![62]);
+    assert_eq!(
+        ev(tld4),
+        vec![
+            (
+                "0000000000000000080000ff00000b63".to_string(),
+                "@P0 TLD4.R.B.EF P0, R0, R0, R0, ???255, 0x0, 0x0, INVALID0, 0x0 ;".to_string()
+            ),
+            (
+                "0000000000000000480000ff00000b63".to_string(),
+                "@P0 TLD4.R.B.EF P0, R0, R0, R0, ???255, 0x0, 0x0, INVALID2, 0x0 ;".to_string()
+            ),
+        ]
+    );
+}
+
+/// The distilled findings of SM100 `TLD_P_R_R_R_R_UR_D_I` (fixed word
+/// 00000000080000000000000000000f66, nvdisasm `@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D,
+/// 0x0 ;`) with its distilled line altered: (kind, bits, message) of each.
+fn altered_tld(distilled: &str) -> Vec<(String, Vec<u8>, String)> {
+    use sass_conform::conform::distilled::distilled_findings;
+    let mut tables = load_tables(&[PathBuf::from("specs/sm100/TLD.txt")], None).unwrap();
+    let v = &mut tables[0].variants[0];
+    assert_eq!(v.key, "TLD_P_R_R_R_R_UR_D_I");
+    v.distilled = distilled.to_string();
+    let codec = Codec::new(tables).unwrap();
+    let es = load_entries_where("oracle", is_sweep_file).unwrap();
+    let answers = Answers::new(&es);
+    let (id, vr) = read_bits(&codec, &answers)
+        .into_iter()
+        .find(|(id, _)| codec.variant(*id).key == "TLD_P_R_R_R_R_UR_D_I")
+        .unwrap();
+    distilled_findings(&codec, id, &vr)
+        .into_iter()
+        .map(|f| (f.kind, f.bits, f.message))
+        .collect()
+}
+
+#[test]
+fn a_distilled_value_nvdisasm_prints_otherwise_is_a_finding() {
+    let s = |k: &str, b: Vec<u8>, m: &str| vec![(k.to_string(), b, m.to_string())];
+    assert_eq!(
+        altered_tld("@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;"),
+        vec![]
+    );
+    // A register one flip of the table's own operand field gives.
+    assert_eq!(
+        altered_tld("@P0 TLD.LZ.EF P0, R1, R0, R0, R0, UR0, 1D, 0x0 ;"),
+        s(
+            "distilled-example-values",
+            vec![64],
+            "operand 1: distilled `R1`, nvdisasm prints `R0` for the fixed word; the table's \
+             `operand 1` with value bit 0 set gives it: an example value, not the fixed word's"
+        )
+    );
+    // A value made of two bits of the own field: both flips are the evidence.
+    assert_eq!(
+        altered_tld("@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR5, 1D, 0x0 ;"),
+        s(
+            "distilled-example-values",
+            vec![40, 42],
+            "operand 5: distilled `UR5`, nvdisasm prints `UR0` for the fixed word; the table's \
+             `operand 5` with value bits 0,2 set gives it: an example value, not the fixed word's"
+        )
+    );
+    // A value only a bit the table fixes gives: not a word of this variant.
+    assert_eq!(
+        altered_tld("@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, ARRAY_1D, 0x0 ;"),
+        s(
+            "distilled-values",
+            vec![63],
+            "operand 6: distilled `ARRAY_1D`, nvdisasm prints `1D` for the fixed word; only bit \
+             63 set prints it, which the table fixes to 0: the line is not a word of this variant"
+        )
+    );
+    // A value no flip gives (the register field has 8 bits).
+    assert_eq!(
+        altered_tld("@P0 TLD.LZ.EF P0, R300, R0, R0, R0, UR0, 1D, 0x0 ;"),
+        s(
+            "distilled-values",
+            vec![],
+            "operand 1: distilled `R300`, nvdisasm prints `R0` for the fixed word; no single flip \
+             of the fixed word prints `R300` there"
+        )
+    );
+    // An operand left out, and one nvdisasm never prints there.
+    assert_eq!(
+        altered_tld("@P0 TLD.LZ.EF P0, R0, R0, R0, R0, 1D, 0x0 ;"),
+        s(
+            "distilled-operands",
+            vec![],
+            "distilled operands `P0, R0, R0, R0, R0, 1D, 0x0`; nvdisasm prints `P0, R0, R0, R0, \
+             R0, UR0, 1D, 0x0` for the fixed word: it leaves out `UR0`"
+        )
+    );
+    assert_eq!(
+        altered_tld("@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0, R7 ;"),
+        s(
+            "distilled-operands",
+            vec![],
+            "distilled operands `P0, R0, R0, R0, R0, UR0, 1D, 0x0, R7`; nvdisasm prints `P0, R0, \
+             R0, R0, R0, UR0, 1D, 0x0` for the fixed word: it writes `R7` where nvdisasm prints \
+             nothing and no single flip of the fixed word prints it"
+        )
+    );
 }

@@ -20,8 +20,9 @@
 //!   as SM90 TMML's `operand 5`/`operand 4` at bits 53/54); equivalent when nvdisasm prints
 //!   the same text with either bit flipped;
 //! - `alter-distilled`: the distilled line with one change (a register number, the guard, an
-//!   immediate, a modifier dropped, two modifiers swapped); another register number or
-//!   immediate an operand field gives is an example value, equivalent when nothing is found;
+//!   immediate, a modifier dropped, two modifiers swapped); the line should be nvdisasm's
+//!   text for the fixed word, so another register number or immediate, even one an operand
+//!   field gives (`distilled-example-values`), is a defect like the others;
 //! - `label-next-group`: a `modi N` label changed to the neighbouring group's (`modi N+1` or
 //!   `modi N-1`, one the variant has a table for);
 //! - `fixed-to-field`: the fixed cell right after a field turned into a continuation cell (the
@@ -199,9 +200,9 @@ enum Outcome {
     Missed(String),
     /// The text no longer parses; the error points inside the mutated variant.
     ParseError(String),
-    /// No new finding, and the mutant is known to describe what nvdisasm shows as well (a
-    /// distilled line with another example value an operand field gives): excluded from the
-    /// share and counted.
+    /// No new finding, and the mutant is known to describe what nvdisasm shows as well (it
+    /// ignores the mutated bit, or prints the same text with either exchanged bit flipped):
+    /// excluded from the share and counted.
     Equivalent(String),
 }
 
@@ -687,17 +688,12 @@ fn mutants_of(ti: usize, t: &Table, v: &Variant, lines: &[&str]) -> Vec<Mutant> 
         .expect("distilled line");
     let orig = lines[dl - 1];
     for (what, new) in distilled_alterations(orig) {
-        let example = what == "register" || what == "immediate";
         out.push(mk(
             Kind::AlterDistilled,
             format!("{what}: `{}`", new.trim_start_matches("distilled:").trim()),
             with_line(lines, dl, &new),
             vec![],
         ));
-        if example {
-            out.last_mut().unwrap().hint = "equivalent: another example value of an operand \
-                                            field (nvdisasm prints it for a word of this variant)";
-        }
     }
     out
 }

@@ -82,6 +82,8 @@ fn finding_counts_by_kind() {
         *by_kind.entry(f.kind).or_default() += 1;
     }
     let expected: BTreeMap<String, usize> = [
+        // 14 distilled lines write 16 values nvdisasm prints otherwise for the fixed word.
+        ("distilled-example-values", 16),
         ("field-bit-ignored", 24),
         ("field-bit-order", 72),
         ("field-boundary", 117),

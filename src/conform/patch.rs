@@ -4,29 +4,49 @@
 //! value names, distilled lines). Each hunk header carries the ids of the root causes it
 //! corrects (`@@ -12,3 +12,3 @@ rc-1a2b3c4d rc-...`, text `patch` ignores).
 
+use super::distilled::lines_differ;
 use super::finding::Finding;
 use super::rootcause::id_of;
-use crate::spec::{SpecError, Table};
+use crate::oracle::Answer;
+use crate::reading::flips::Answers;
+use crate::spec::{SpecError, Table, Variant};
 use similar::TextDiff;
 use std::collections::BTreeSet;
 
-/// The resolved layouts as the table files should hold them: a variant's distilled line is
-/// kept as written unless `findings` has a distilled finding for it (its operand values are
-/// examples: nvdisasm's text for the fixed word leaves out operands at their defaults, the
-/// line shows them). `--emit-tables`, `--patch` and the report's hunks all use this.
-pub fn corrections(tables: &[Table], resolved: &[Table], findings: &[Finding]) -> Vec<Table> {
+/// The resolved layouts as the table files should hold them, with each variant's distilled
+/// line as nvdisasm prints the corrected layout's fixed word ([`corrected_fixed_word`]: the
+/// table's fixed word with the bits the correction makes field bits cleared) where the
+/// distilled check ([`super::distilled::lines_differ`]) finds the written line differs from
+/// that recorded text in `answers`; else the line as written (also where that word is not
+/// recorded or nvdisasm rejects it). So a line with an example value (SM80 LD's
+/// `[R0+0x1], P6`) becomes nvdisasm's `[R0]`, and a line whose fixed bit the correction makes
+/// a field bit (TLD's `ARRAY_1D` with bit 63 fixed to 1, nvdisasm's dimension bit 2) the
+/// text of the word without it. `--emit-tables`, `--patch` and the report's hunks all use this.
+pub fn corrections(tables: &[Table], resolved: &[Table], answers: &Answers) -> Vec<Table> {
     let mut out = resolved.to_vec();
     for (t, r) in tables.iter().zip(out.iter_mut()) {
         for (v, rv) in t.variants.iter().zip(r.variants.iter_mut()) {
-            let wrong = findings
-                .iter()
-                .any(|f| f.file == t.path && f.key == v.key && f.kind.starts_with("distilled-"));
-            if !wrong && v.key == rv.key {
-                rv.distilled = v.distilled.clone();
-            }
+            let text = t
+                .arch
+                .and_then(|arch| answers.get(arch, corrected_fixed_word(v, rv)));
+            rv.distilled = match text {
+                Some(Answer::Text(n))
+                    if !n.is_empty() && v.key == rv.key && lines_differ(&v.distilled, n) =>
+                {
+                    n.clone()
+                }
+                _ => v.distilled.clone(),
+            };
         }
     }
     out
+}
+
+/// The fixed word of variant `v` once corrected to `rv`: its fixed bits with those `rv` makes
+/// field bits cleared (a bit nvdisasm ignores keeps its cell, see
+/// [`crate::spec::emit::emit_table`]).
+pub fn corrected_fixed_word(v: &Variant, rv: &Variant) -> u128 {
+    v.fixed_value & !rv.field_mask()
 }
 
 /// One hunk of a table's patch.
@@ -155,7 +175,7 @@ pub fn patches(
     tables: &[Table],
     corrected: &[Table],
     findings: &[Finding],
-    answers: &crate::reading::flips::Answers,
+    answers: &Answers,
 ) -> Result<Vec<TablePatch>, SpecError> {
     let mut texts = Vec::new();
     let mut parsed = Vec::new();

@@ -2,10 +2,10 @@
 //! what the table says each bit is, one finding per (variant, kind, table label) with evidence.
 
 use super::finding::{Evidence, Finding};
-use super::text::Line;
+use super::text::{Line, align_by, atom_class};
 use crate::codec::{Codec, VariantId, Word};
 use crate::reading::flips::{BitReading, Effect, TableBit, VariantReading};
-use crate::spec::{FieldKind, Variant};
+use crate::spec::{FieldKind, OperandKind, Variant};
 use std::collections::BTreeMap;
 /// (kind, table label, what nvdisasm reads instead): one finding each.
 type GroupKey = (&'static str, String, String);
@@ -95,11 +95,35 @@ pub fn disagreement(v: &Variant, r: &BitReading) -> Option<&'static str> {
     }
 }
 
-/// The signature atom a text atom index stands for, when the fixed word's text writes every
-/// signature atom (then they correspond one to one).
+/// The signature atom a text atom index stands for, read off the distilled line: one to one
+/// when it writes every signature atom; else its atoms paired with the signature's in order
+/// by kind ([`kind_fits`]), as where the line is nvdisasm's text for the fixed word and
+/// leaves operands out at their defaults (SM80 LD `R0, [R0]` for `R,[R+I],P`).
 fn text_atom_to_signature(v: &Variant, atom: usize) -> Option<usize> {
     let l = Line::parse(&v.distilled)?;
-    (l.atoms().len() == v.signature.atoms.len()).then_some(atom)
+    let (atoms, sig) = (l.atoms(), &v.signature.atoms);
+    if atoms.len() == sig.len() {
+        return (atom < sig.len()).then_some(atom);
+    }
+    let pairs = align_by(atoms.len(), sig.len(), |i, k| {
+        u32::from(kind_fits(&sig[k], atom_class(atoms[i])))
+    });
+    pairs.get(atom).copied().flatten()
+}
+
+/// Whether a printed atom of class `class` ([`atom_class`]) can stand for a signature atom
+/// of `kind`.
+fn kind_fits(kind: &OperandKind, class: &str) -> bool {
+    match kind {
+        OperandKind::Pred => class == "P",
+        OperandKind::Reg => class == "R",
+        OperandKind::UniformReg => class == "UR",
+        OperandKind::Imm => class == "imm",
+        OperandKind::Dim | OperandKind::ArrayDim | OperandKind::Snowflake => {
+            matches!(class, "dim" | "other")
+        }
+        OperandKind::Other(_) => class == "other",
+    }
 }
 
 /// nvdisasm's reading of a bit, in words.

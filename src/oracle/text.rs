@@ -110,6 +110,36 @@ pub fn atom_class(atom: &str) -> &'static str {
     }
 }
 
+/// A longest common subsequence of two lists of `m` and `n` items where `score(i, j)` weighs
+/// pairing item `i` of the first with item `j` of the second (0: they cannot pair): for each
+/// item of the first list, the item of the second it pairs with, or `None`. Ties go to the
+/// earliest pair. E.g. a distilled line's atoms against nvdisasm's, paired by [`atom_class`].
+pub fn align_by(m: usize, n: usize, score: impl Fn(usize, usize) -> u32) -> Vec<Option<usize>> {
+    // best[i][j]: the best total of items i.. against items j...
+    let mut best = vec![vec![0u32; n + 1]; m + 1];
+    for i in (0..m).rev() {
+        for j in (0..n).rev() {
+            let s = score(i, j);
+            let pair = if s > 0 { s + best[i + 1][j + 1] } else { 0 };
+            best[i][j] = pair.max(best[i + 1][j]).max(best[i][j + 1]);
+        }
+    }
+    let mut out = vec![None; m];
+    let (mut i, mut j) = (0, 0);
+    while i < m && j < n {
+        let s = score(i, j);
+        if s > 0 && best[i][j] == s + best[i + 1][j + 1] {
+            out[i] = Some(j);
+            (i, j) = (i + 1, j + 1);
+        } else if best[i][j] == best[i + 1][j] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

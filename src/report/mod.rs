@@ -593,8 +593,8 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
                 &read_bits(&written, &Answers::new(&entries)),
             ))
             .collect();
-        let layouts = crate::conform::patch::corrections(&tables, &layouts, &all);
         let answers = Answers::new(&entries);
+        let layouts = crate::conform::patch::corrections(&tables, &layouts, &answers);
         let patches = crate::conform::patch::patches(&tables, &layouts, &all, &answers)?;
         crate::conform::rootcause::attach_patches(&mut report.root_causes, &patches);
     }

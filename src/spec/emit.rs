@@ -8,7 +8,8 @@
 //!   the cell row is written again (`0`/`1` for fixed bits, the label on the first bit of each
 //!   field range, empty cells for the rest); the header row is kept unless it skips a column,
 //!   in which case it is written in full (`0..7` eight times);
-//! - the `distilled:` line, where nvdisasm's text for the fixed word differs (whitespace aside);
+//! - the `distilled:` line, where the resolved table's differs (whitespace aside): nvdisasm's
+//!   text for the corrected fixed word, see `conform::patch::corrections`;
 //! - a modifier-table row whose name nvdisasm prints otherwise (the resolved modifier field's
 //!   `names`), where the row is unambiguous.
 //!
