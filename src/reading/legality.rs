@@ -52,6 +52,12 @@ impl Legality {
 /// are defined.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConstraintTable {
+    /// The opclass whose reasons name it (`iabs__RsIR_I`): one table name can hold other
+    /// values for each opclass (SM103 IABS: `TABLES_opex_1` at 0x5a is undefined for the
+    /// immediate and uniform forms, defined for `IABS R, R`). Empty in readings written
+    /// before opclasses were kept apart: the table then applies to every word.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub opclass: String,
     /// nvdisasm's name for it (`TABLES_opex_0`).
     pub table: String,
     /// `index_bits[k]` is the word bit of index bit k (weight 2^k); `None` where no reason
@@ -100,6 +106,13 @@ pub struct Recognizer {
     pub classes: Vec<Class>,
     /// The tree; `None` when every learned word had `classes[0]`.
     pub tree: Option<Tree>,
+    /// The opclasses nvdisasm's constraint reasons name for this variant's words, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opclasses: Vec<String>,
+    /// Which of `opclasses` a word is in (a tree over the words whose reasons name one);
+    /// `None` with one opclass or none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opclass_tree: Option<Tree>,
 }
 
 impl Recognizer {
@@ -107,6 +120,12 @@ impl Recognizer {
     pub fn classify(&self, word: u128) -> &Class {
         let c = self.tree.as_ref().map_or(0, |t| t.classify(word));
         &self.classes[c as usize]
+    }
+
+    /// The opclass of `word`, where the variant's reasons name any.
+    pub fn opclass(&self, word: u128) -> Option<&str> {
+        let i = self.opclass_tree.as_ref().map_or(0, |t| t.classify(word));
+        self.opclasses.get(i as usize).map(String::as_str)
     }
 }
 
@@ -150,24 +169,29 @@ pub fn text_mnemonic(t: &str) -> &str {
     op.split('.').next().unwrap_or("").trim_end_matches(';')
 }
 
-/// Learns the constraint tables of one set of answers (one table file's words): per table
-/// name, the index bits from the reasons, then the defined values from the accepted words.
+/// Learns the constraint tables of one set of answers (one table file's words): per opclass
+/// and table name, the index bits from the reasons, then the defined values from the
+/// accepted words (of any opclass: a legal word's text does not name its opclass).
 /// A table whose index bits the reasons do not pin down is left out.
 pub fn learn_constraints(answers: &[(u128, &Answer)]) -> Vec<ConstraintTable> {
-    let mut by_table: BTreeMap<&str, Vec<(u128, u32, &str)>> = BTreeMap::new();
+    let mut by_table: BTreeMap<(&str, &str), Vec<(u128, u32, &str)>> = BTreeMap::new();
     for (w, a) in answers {
         if let Answer::Illegal(r) = a
-            && let Some((_, value, table)) = parse_constraint_reason(r)
+            && let Some((opclass, value, table)) = parse_constraint_reason(r)
         {
-            by_table.entry(table).or_default().push((*w, value, r));
+            by_table
+                .entry((opclass, table))
+                .or_default()
+                .push((*w, value, r));
         }
     }
     let mut out = Vec::new();
-    for (table, ex) in by_table {
+    for ((opclass, table), ex) in by_table {
         let Some(index_bits) = index_bits(&ex) else {
             continue;
         };
         let mut t = ConstraintTable {
+            opclass: opclass.to_string(),
             table: table.to_string(),
             index_bits,
             defined: Vec::new(),
@@ -215,10 +239,13 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
     if classes.is_empty() {
         return None;
     }
+    let (opclasses, opclass_tree) = learn_opclasses(answers);
     if classes.len() == 1 {
         return Some(Recognizer {
             classes,
             tree: None,
+            opclasses,
+            opclass_tree,
         });
     }
     let samples: Vec<(u128, u16)> = answers
@@ -231,7 +258,41 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
     Some(Recognizer {
         tree: Tree::learn(&samples),
         classes,
+        opclasses,
+        opclass_tree,
     })
+}
+
+/// The opclasses a variant's constraint reasons name, sorted, and a tree telling them apart
+/// (from those words; `None` with fewer than two).
+fn learn_opclasses(answers: &[(u128, &Answer)]) -> (Vec<String>, Option<Tree>) {
+    let named: Vec<(u128, &str)> = answers
+        .iter()
+        .filter_map(|(w, a)| match a {
+            Answer::Illegal(r) => parse_constraint_reason(r).map(|(o, _, _)| (*w, o)),
+            Answer::Text(_) => None,
+        })
+        .collect();
+    let opclasses: Vec<String> = named
+        .iter()
+        .map(|(_, o)| o.to_string())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if opclasses.len() < 2 {
+        return (opclasses, None);
+    }
+    let samples: Vec<(u128, u16)> = named
+        .iter()
+        .map(|(w, o)| {
+            (
+                *w,
+                opclasses.iter().position(|x| x == o).expect("listed") as u16,
+            )
+        })
+        .collect();
+    let tree = Tree::learn(&samples);
+    (opclasses, tree)
 }
 
 #[cfg(test)]

@@ -143,17 +143,21 @@ impl Model {
             return Legality::Legal;
         };
         let word = d.word.0;
-        let class = t
+        let recognizer = t
             .variants
             .get(d.id.variant as usize)
-            .and_then(Option::as_ref)
-            .map(|r| r.classify(word));
+            .and_then(Option::as_ref);
+        let class = recognizer.map(|r| r.classify(word));
+        let opclass = recognizer.and_then(|r| r.opclass(word));
         if let Some(Class::Unrecognized(reason)) = class {
             return Legality::Unrecognized {
                 reason: reason.clone(),
             };
         }
-        for c in &t.constraints {
+        // A table of another opclass than the word's does not apply to it.
+        let applies =
+            |c: &&ConstraintTable| c.opclass.is_empty() || opclass.is_none_or(|o| o == c.opclass);
+        for c in t.constraints.iter().filter(applies) {
             if let Some(value) = c.refuses(word) {
                 return Legality::Undefined {
                     table: c.table.clone(),

@@ -833,75 +833,122 @@ fn pair_slots(
             Elem::Anchor(_) => None,
         })
         .collect();
+    let place = |g: u128| pair_place(g, samples, &by_word, (skel, slots, &slot_of), cutting);
     let mut out = Vec::new();
     for &g in missing {
-        let mut votes: HashMap<(usize, bool), HashMap<String, usize>> = HashMap::new();
-        let mut tried = 0;
-        for &(w, t) in samples {
-            if w & g == 0 || tried >= 64 {
-                continue;
-            }
-            let Some(t2) = by_word.get(&(w & !g)) else {
-                continue;
-            };
-            if t == *t2 {
-                continue;
-            }
-            tried += 1;
-            let (Some(c1), Some(c2)) = (
-                cut_sample(skel, slots, t, cutting),
-                cut_sample(skel, slots, t2, cutting),
-            ) else {
-                continue;
-            };
-            let differ: Vec<usize> = (0..c1.len()).filter(|&i| c1[i] != c2[i]).collect();
-            let [i] = differ[..] else { continue };
-            let (with, without) = (&c1[i], &c2[i]);
-            if let Some(suf) = with
-                .strip_prefix(without.as_str())
-                .filter(|x| !x.is_empty())
-            {
-                *votes
-                    .entry((slot_of[i], true))
-                    .or_default()
-                    .entry(suf.to_string())
-                    .or_default() += 1;
-            } else if let Some(pre) = with
-                .strip_suffix(without.as_str())
-                .filter(|x| !x.is_empty())
-            {
-                *votes
-                    .entry((slot_of[i], false))
-                    .or_default()
-                    .entry(pre.to_string())
-                    .or_default() += 1;
+        // Bit by bit first: a reuse field whose bits are refused alone (SM103 FADD, bits
+        // 122-125) puts `.reuse` after a different operand for each bit.
+        let mut by_place: BTreeMap<(usize, bool), (u128, HashMap<String, usize>)> = BTreeMap::new();
+        if g.count_ones() <= MAX_PAIRED_BITS {
+            for b in bits_of(g) {
+                if let Some((at, texts)) = place(b) {
+                    let e = by_place.entry(at).or_default();
+                    e.0 |= b;
+                    for (t, n) in texts {
+                        *e.1.entry(t).or_default() += n;
+                    }
+                }
             }
         }
-        let Some((at, texts)) = votes
-            .into_iter()
-            .max_by_key(|(k, m)| (m.values().sum::<usize>(), std::cmp::Reverse(*k)))
-        else {
-            continue;
-        };
-        let mut vocab: HashSet<String> = texts.into_keys().collect();
-        vocab.insert(String::new());
-        let gap = if at.1 {
-            slots[at.0].end
+        let parts: Vec<((usize, bool), u128, HashMap<String, usize>)> = if by_place.len() > 1 {
+            // Bits no pair placed go with the place most bits have.
+            let unplaced = g & !by_place.values().fold(0, |m, (b, _)| m | b);
+            let mut parts: Vec<_> = by_place
+                .into_iter()
+                .map(|(at, (m, t))| (at, m, t))
+                .collect();
+            if let Some(p) = parts.iter_mut().max_by_key(|p| p.1.count_ones()) {
+                p.1 |= unplaced;
+            }
+            parts
         } else {
-            slots[at.0].start
+            place(g).map(|(at, t)| (at, g, t)).into_iter().collect()
         };
-        out.push((
-            at,
-            SlotSpan {
-                mask: g,
-                start: gap,
-                end: gap,
-                shapes: vocab.iter().map(|t| shape(t)).collect(),
-                vocab,
-            },
-        ));
+        for (at, mask, texts) in parts {
+            let mut vocab: HashSet<String> = texts.into_keys().collect();
+            vocab.insert(String::new());
+            let gap = if at.1 {
+                slots[at.0].end
+            } else {
+                slots[at.0].start
+            };
+            out.push((
+                at,
+                SlotSpan {
+                    mask,
+                    start: gap,
+                    end: gap,
+                    shapes: vocab.iter().map(|t| shape(t)).collect(),
+                    vocab,
+                },
+            ));
+        }
     }
     out
+}
+
+/// Most bits of a group placed bit by bit by [`pair_slots`] (and swept so by
+/// [`form_sweep_words`]).
+const MAX_PAIRED_BITS: u32 = 8;
+
+/// The single bits of `g`, lowest first.
+fn bits_of(g: u128) -> impl Iterator<Item = u128> {
+    (0..128).map(|i| 1u128 << i).filter(move |b| g & b != 0)
+}
+
+/// Where clearing `m` changes the text, by pairs of answers (a word with bits of `m` set, the
+/// same word with them cleared) that differ in one slot by an inserted text: the place (the
+/// slot, and whether the text goes after it) most pairs show, with the texts they inserted.
+fn pair_place(
+    m: u128,
+    samples: &[Sample],
+    by_word: &HashMap<u128, &str>,
+    (skel, slots, slot_of): (&[Elem], &[SlotSpan], &[usize]),
+    cutting: Cutting,
+) -> Option<((usize, bool), HashMap<String, usize>)> {
+    let mut votes: HashMap<(usize, bool), HashMap<String, usize>> = HashMap::new();
+    let mut tried = 0;
+    for &(w, t) in samples {
+        if w & m == 0 || tried >= 64 {
+            continue;
+        }
+        let Some(t2) = by_word.get(&(w & !m)) else {
+            continue;
+        };
+        if t == *t2 {
+            continue;
+        }
+        tried += 1;
+        let (Some(c1), Some(c2)) = (
+            cut_sample(skel, slots, t, cutting),
+            cut_sample(skel, slots, t2, cutting),
+        ) else {
+            continue;
+        };
+        let differ: Vec<usize> = (0..c1.len()).filter(|&i| c1[i] != c2[i]).collect();
+        let [i] = differ[..] else { continue };
+        let (with, without) = (&c1[i], &c2[i]);
+        let vote = if let Some(suf) = with
+            .strip_prefix(without.as_str())
+            .filter(|x| !x.is_empty())
+        {
+            Some(((slot_of[i], true), suf))
+        } else {
+            with.strip_suffix(without.as_str())
+                .filter(|x| !x.is_empty())
+                .map(|pre| ((slot_of[i], false), pre))
+        };
+        if let Some((at, text)) = vote {
+            *votes
+                .entry(at)
+                .or_default()
+                .entry(text.to_string())
+                .or_default() += 1;
+        }
+    }
+    votes
+        .into_iter()
+        .max_by_key(|(k, m)| (m.values().sum::<usize>(), std::cmp::Reverse(*k)))
 }
 
 /// Orders the insertion slots that share a gap by where their texts occur in the answers.
@@ -1927,13 +1974,20 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
         if g & placed != 0 {
             continue;
         }
-        pairs.extend(
+        let clear = |m: u128, n: usize| {
             samples
                 .iter()
-                .filter(|(w, _)| w & g != 0)
-                .take(16)
-                .map(|(w, _)| w & !g),
-        );
+                .filter(move |(w, _)| w & m != 0)
+                .take(n)
+                .map(move |(w, _)| w & !m)
+        };
+        pairs.extend(clear(g, 16));
+        // Bit by bit too: each bit can print at its own place (a reuse field).
+        if g.count_ones() <= MAX_PAIRED_BITS {
+            for b in bits_of(g) {
+                pairs.extend(clear(b, 8));
+            }
+        }
     }
     let mut out = pairs;
     // Sweeps around the base answer itself, where it is not the table's fixed word (on an
