@@ -177,6 +177,8 @@ impl Renderer {
                     field,
                     texts,
                 } => match texts.get(vals[*field] as usize) {
+                    // Most values of most fields print nothing: no copy call for them.
+                    Some(t) if t.is_empty() => {}
                     Some(t) => out.push_str(t),
                     None => modifier(v, source, vals, out),
                 },
