@@ -177,6 +177,8 @@ impl Renderer {
                     field,
                     texts,
                 } => match texts.get(vals[*field] as usize) {
+                    // Most values of most fields print nothing: no copy call for them.
+                    Some(t) if t.is_empty() => {}
                     Some(t) => out.push_str(t),
                     None => modifier(v, source, vals, out),
                 },
@@ -362,20 +364,32 @@ fn atom(a: &AtomPlan, vals: &[u64], suffix: Option<&str>, out: &mut String) -> b
     true
 }
 
-/// Appends `v` in decimal (as `{v}` formats it).
+/// Appends `v` in decimal (as `{v}` formats it). Up to three digits (every register number)
+/// are pushed one by one: no copy call for a string of one to three bytes.
 fn push_decimal(out: &mut String, v: u64) {
-    if v < 10 {
-        out.push(char::from(b'0' + v as u8));
-        return;
+    let digit = |d: u64| char::from(b'0' + d as u8);
+    match v {
+        0..10 => out.push(digit(v)),
+        10..100 => {
+            out.push(digit(v / 10));
+            out.push(digit(v % 10));
+        }
+        100..1000 => {
+            out.push(digit(v / 100));
+            out.push(digit(v / 10 % 10));
+            out.push(digit(v % 10));
+        }
+        _ => {
+            let mut digits = [0u8; 20];
+            let (mut at, mut v) = (digits.len(), v);
+            while v > 0 {
+                at -= 1;
+                digits[at] = b'0' + (v % 10) as u8;
+                v /= 10;
+            }
+            out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+        }
     }
-    let mut digits = [0u8; 20];
-    let (mut at, mut v) = (digits.len(), v);
-    while v > 0 {
-        at -= 1;
-        digits[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-    }
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 #[cfg(test)]
@@ -389,6 +403,8 @@ fn decimals_print_as_format_does() {
         99,
         100,
         255,
+        999,
+        1000,
         4095,
         65_536,
         u64::MAX / 3,

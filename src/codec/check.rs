@@ -3,8 +3,9 @@
 
 use super::{Codec, Decoded, VariantId, Word, bit_list, modifier_name};
 use crate::arch::Arch;
-use crate::spec::ModifierName;
+use crate::spec::{Field, ModifierName, Table, Variant};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// What the tables say of a word (precedence: ambiguous, invalid modifier, undescribed bits,
 /// valid; reserved bit and no variant when nothing matches).
@@ -127,28 +128,27 @@ impl Codec {
         }
     }
 
-    /// Which verdict a decoded word gets (precedence as in [`Verdict`]).
+    /// Which verdict a decoded word gets (precedence as in [`Verdict`]), from the plan
+    /// worked out once per variant ([`VerdictPlans`]).
     fn verdict_kind(&self, d: &Decoded) -> Kind {
-        let v = self.variant(d.id);
-        let same_layout = |o: &VariantId| {
-            let w = self.variant(*o);
-            w.fixed_mask == v.fixed_mask
-                && w.fixed_value == v.fixed_value
-                && w.fields
-                    .iter()
-                    .map(|f| &f.ranges)
-                    .eq(v.fields.iter().map(|f| &f.ranges))
-        };
+        let plan = self.verdicts.get(d.id);
         // Variants that read the word identically (as resolved variants can) are one reading.
-        if d.n_others > 0 && !d.others().iter().all(same_layout) {
+        if d.n_others > 0
+            && !d
+                .others()
+                .iter()
+                .all(|&o| self.verdicts.get(o).layout == plan.layout)
+        {
             return Kind::Ambiguous;
         }
-        for (i, (f, &val)) in v.fields.iter().zip(d.values()).enumerate() {
-            let bad = match (super::field_group(v, f), modifier_name(v, f, val)) {
-                (None, _) => false,
-                (Some(_), None) => true,
-                (Some(_), Some(ModifierName::Invalid(_) | ModifierName::Unknown(_))) => true,
-                (Some(_), Some(_)) => false,
+        let v = self.variant(d.id);
+        let values = d.values();
+        for m in &plan.modifiers {
+            let i = m.field as usize;
+            let val = values[i];
+            let bad = match &m.bad {
+                Some(bits) if val >> m.width == 0 => bits[val as usize / 64] >> (val % 64) & 1 == 1,
+                _ => bad_modifier_value(v, &v.fields[i], val),
             };
             if bad {
                 return Kind::InvalidModifier(i);
@@ -200,4 +200,107 @@ pub(super) fn table_opcode_bits(t: &crate::spec::Table) -> (u128, u128) {
         m & v.fixed_mask & !(v.fixed_value ^ first)
     });
     (m, first & m)
+}
+
+/// Whether a modifier field's value gets the invalid-modifier verdict: its table has no row
+/// for it, or names it `INVALIDn` or `???n` (false for a field with no table).
+fn bad_modifier_value(v: &Variant, f: &Field, val: u64) -> bool {
+    match (super::field_group(v, f), modifier_name(v, f, val)) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some(_), Some(ModifierName::Invalid(_) | ModifierName::Unknown(_))) => true,
+        (Some(_), Some(_)) => false,
+    }
+}
+
+/// Modifier fields up to this wide get the verdict of every value worked out once.
+const TABLED_MODIFIER_BITS: u32 = 10;
+
+/// A modifier field (one with a table) as verdicts read it.
+#[derive(Debug)]
+struct ModifierPlan {
+    /// Index of the field in the variant's field order.
+    field: u16,
+    /// The field's width.
+    width: u32,
+    /// Bit `n` set when value `n` is a bad value ([`bad_modifier_value`]); `None` for a field
+    /// wider than [`TABLED_MODIFIER_BITS`], looked up per word.
+    bad: Option<Vec<u64>>,
+}
+
+/// What a variant's verdict needs, worked out once.
+#[derive(Debug)]
+struct VerdictPlan {
+    /// Number shared by the variants that read a word identically: same fixed bits and
+    /// values, same ranges for every field.
+    layout: u32,
+    /// The modifier fields with a table, field order.
+    modifiers: Vec<ModifierPlan>,
+}
+
+/// Verdict plans of every variant of a codec's tables.
+#[derive(Debug, Default)]
+pub(super) struct VerdictPlans {
+    /// Per table, per variant.
+    plans: Vec<Vec<VerdictPlan>>,
+}
+
+impl VerdictPlans {
+    /// Plans every variant of `tables`.
+    pub(super) fn build(tables: &[Table]) -> VerdictPlans {
+        type LayoutKey<'a> = (u128, u128, Vec<&'a [crate::spec::BitRange]>);
+        let mut layouts: HashMap<LayoutKey<'_>, u32> = HashMap::new();
+        let plans = tables
+            .iter()
+            .map(|t| {
+                t.variants
+                    .iter()
+                    .map(|v| {
+                        let key = (
+                            v.fixed_mask,
+                            v.fixed_value,
+                            v.fields.iter().map(|f| f.ranges.as_slice()).collect(),
+                        );
+                        let next = layouts.len() as u32;
+                        VerdictPlan {
+                            layout: *layouts.entry(key).or_insert(next),
+                            modifiers: modifier_plans(v),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        VerdictPlans { plans }
+    }
+
+    #[inline]
+    fn get(&self, id: VariantId) -> &VerdictPlan {
+        &self.plans[id.table as usize][id.variant as usize]
+    }
+}
+
+/// The modifier fields of `v` that have a table, with their bad values tabled where narrow.
+fn modifier_plans(v: &Variant) -> Vec<ModifierPlan> {
+    v.fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| super::field_group(v, f).is_some())
+        .map(|(i, f)| {
+            let width = f.width();
+            let bad = (width <= TABLED_MODIFIER_BITS).then(|| {
+                let mut bits = vec![0u64; (1usize << width).div_ceil(64)];
+                for val in 0..1u64 << width {
+                    if bad_modifier_value(v, f, val) {
+                        bits[val as usize / 64] |= 1 << (val % 64);
+                    }
+                }
+                bits
+            });
+            ModifierPlan {
+                field: i as u16,
+                width,
+                bad,
+            }
+        })
+        .collect()
 }

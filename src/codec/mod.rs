@@ -146,6 +146,8 @@ pub struct Codec {
     layouts: Layouts,
     /// Per table: (mask, value) of its opcode bits (see [`Codec::opcode_bits`]).
     opcode: Vec<(u128, u128)>,
+    /// Per variant: what its verdict needs (layout class, modifier fields' bad values).
+    verdicts: check::VerdictPlans,
 }
 
 impl Codec {
@@ -177,6 +179,7 @@ impl Codec {
         Ok(Codec {
             archs: index.iter().map(|(a, _)| *a).collect(),
             layouts: Layouts::build(&tables),
+            verdicts: check::VerdictPlans::build(&tables),
             tables,
             index,
             ids,
