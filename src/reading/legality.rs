@@ -169,12 +169,15 @@ pub fn text_mnemonic(t: &str) -> &str {
     op.split('.').next().unwrap_or("").trim_end_matches(';')
 }
 
+/// A refused word with its reported index value and nvdisasm's reason.
+type Reasoned<'a> = (u128, u32, &'a str);
+
 /// Learns the constraint tables of one set of answers (one table file's words): per opclass
 /// and table name, the index bits from the reasons, then the defined values from the
 /// accepted words (of any opclass: a legal word's text does not name its opclass).
 /// A table whose index bits the reasons do not pin down is left out.
 pub fn learn_constraints(answers: &[(u128, &Answer)]) -> Vec<ConstraintTable> {
-    let mut by_table: BTreeMap<(&str, &str), Vec<(u128, u32, &str)>> = BTreeMap::new();
+    let mut by_table: BTreeMap<(&str, &str), Vec<Reasoned>> = BTreeMap::new();
     for (w, a) in answers {
         if let Answer::Illegal(r) = a
             && let Some((opclass, value, table)) = parse_constraint_reason(r)

@@ -850,7 +850,7 @@ fn pair_slots(
                 }
             }
         }
-        let parts: Vec<((usize, bool), u128, HashMap<String, usize>)> = if by_place.len() > 1 {
+        let parts: Vec<PlacedBits> = if by_place.len() > 1 {
             // Bits no pair placed go with the place most bits have.
             let unplaced = g & !by_place.values().fold(0, |m, (b, _)| m | b);
             let mut parts: Vec<_> = by_place
@@ -886,6 +886,9 @@ fn pair_slots(
     }
     out
 }
+
+/// Bits placed by pairs: (slot, after it), the bits, the texts they inserted (with counts).
+type PlacedBits = ((usize, bool), u128, HashMap<String, usize>);
 
 /// Most bits of a group placed bit by bit by [`pair_slots`] (and swept so by
 /// [`form_sweep_words`]).
