@@ -52,12 +52,6 @@ impl Legality {
 /// are defined.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConstraintTable {
-    /// The opclass whose reasons name it (`iabs__RsIR_I`): one table name can hold other
-    /// values for each opclass (SM103 IABS: `TABLES_opex_1` at 0x5a is undefined for the
-    /// immediate and uniform forms, defined for `IABS R, R`). Empty in readings written
-    /// before opclasses were kept apart: the table then applies to every word.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub opclass: String,
     /// nvdisasm's name for it (`TABLES_opex_0`).
     pub table: String,
     /// `index_bits[k]` is the word bit of index bit k (weight 2^k); `None` where no reason
@@ -113,6 +107,13 @@ pub struct Recognizer {
     /// `None` with one opclass or none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opclass_tree: Option<Tree>,
+    /// Constraint-table values this variant's accepted words look up, per (opclass, table):
+    /// `(opclass or "", table, sorted values)`. A table name's undefined values are pooled
+    /// over the opclasses whose reasons name it, but one opclass can define what another
+    /// does not (SM103 IABS: `TABLES_opex_1` at 0x5a is refused for the immediate and
+    /// uniform forms, printed for `IABS R, R`): a value seen accepted here is not refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accepted: Vec<(String, String, Vec<u32>)>,
 }
 
 impl Recognizer {
@@ -126,6 +127,33 @@ impl Recognizer {
     pub fn opclass(&self, word: u128) -> Option<&str> {
         let i = self.opclass_tree.as_ref().map_or(0, |t| t.classify(word));
         self.opclasses.get(i as usize).map(String::as_str)
+    }
+
+    /// Whether an accepted word of this variant in `word`'s opclass looked up `value` in
+    /// `table`.
+    pub fn accepts(&self, word: u128, table: &str, value: u32) -> bool {
+        let o = self.opclass(word).unwrap_or("");
+        self.accepted
+            .iter()
+            .find(|(ao, at, _)| ao == o && at == table)
+            .is_some_and(|(_, _, v)| v.binary_search(&value).is_ok())
+    }
+
+    /// Fills `accepted` from this variant's answers and its table's constraint tables.
+    pub fn learn_accepted(&mut self, answers: &[(u128, &Answer)], tables: &[ConstraintTable]) {
+        let mut acc: BTreeMap<(String, String), BTreeSet<u32>> = BTreeMap::new();
+        for (w, _) in answers.iter().filter(|(_, a)| a.is_legal()) {
+            let o = self.opclass(*w).unwrap_or("").to_string();
+            for c in tables {
+                acc.entry((o.clone(), c.table.clone()))
+                    .or_default()
+                    .insert(c.index(*w));
+            }
+        }
+        self.accepted = acc
+            .into_iter()
+            .map(|((o, t), v)| (o, t, v.into_iter().collect()))
+            .collect();
     }
 }
 
@@ -172,29 +200,24 @@ pub fn text_mnemonic(t: &str) -> &str {
 /// A refused word with its reported index value and nvdisasm's reason.
 type Reasoned<'a> = (u128, u32, &'a str);
 
-/// Learns the constraint tables of one set of answers (one table file's words): per opclass
-/// and table name, the index bits from the reasons, then the defined values from the
-/// accepted words (of any opclass: a legal word's text does not name its opclass).
+/// Learns the constraint tables of one set of answers (one table file's words): per table
+/// name, the index bits from the reasons, then the defined values from the accepted words.
 /// A table whose index bits the reasons do not pin down is left out.
 pub fn learn_constraints(answers: &[(u128, &Answer)]) -> Vec<ConstraintTable> {
-    let mut by_table: BTreeMap<(&str, &str), Vec<Reasoned>> = BTreeMap::new();
+    let mut by_table: BTreeMap<&str, Vec<Reasoned>> = BTreeMap::new();
     for (w, a) in answers {
         if let Answer::Illegal(r) = a
-            && let Some((opclass, value, table)) = parse_constraint_reason(r)
+            && let Some((_, value, table)) = parse_constraint_reason(r)
         {
-            by_table
-                .entry((opclass, table))
-                .or_default()
-                .push((*w, value, r));
+            by_table.entry(table).or_default().push((*w, value, r));
         }
     }
     let mut out = Vec::new();
-    for ((opclass, table), ex) in by_table {
+    for (table, ex) in by_table {
         let Some(index_bits) = index_bits(&ex) else {
             continue;
         };
         let mut t = ConstraintTable {
-            opclass: opclass.to_string(),
             table: table.to_string(),
             index_bits,
             defined: Vec::new(),
@@ -249,6 +272,7 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
             tree: None,
             opclasses,
             opclass_tree,
+            accepted: Vec::new(),
         });
     }
     let samples: Vec<(u128, u16)> = answers
@@ -263,6 +287,7 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
         classes,
         opclasses,
         opclass_tree,
+        accepted: Vec::new(),
     })
 }
 

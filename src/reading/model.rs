@@ -75,18 +75,29 @@ impl Model {
             .tables
             .iter()
             .enumerate()
-            .map(|(i, t)| TableModel {
-                path: t.path.clone(),
-                constraints: learn_constraints(&per_table[i]),
-                variants: per_variant[i].iter().map(|a| learn_recognizer(a)).collect(),
-                preference: match votes.get(&(i as u16)) {
-                    Some(v) => super::modifiers::rank(t.variants.len(), v)
-                        .into_iter()
-                        .map(|k| k as u16)
-                        .collect(),
-                    None => Vec::new(),
-                },
-                chooser: None,
+            .map(|(i, t)| {
+                let constraints = learn_constraints(&per_table[i]);
+                let variants = per_variant[i]
+                    .iter()
+                    .map(|a| {
+                        let mut r = learn_recognizer(a)?;
+                        r.learn_accepted(a, &constraints);
+                        Some(r)
+                    })
+                    .collect();
+                TableModel {
+                    path: t.path.clone(),
+                    constraints,
+                    variants,
+                    preference: match votes.get(&(i as u16)) {
+                        Some(v) => super::modifiers::rank(t.variants.len(), v)
+                            .into_iter()
+                            .map(|k| k as u16)
+                            .collect(),
+                        None => Vec::new(),
+                    },
+                    chooser: None,
+                }
             })
             .collect();
         Model {
@@ -136,17 +147,15 @@ impl Model {
             .get(d.id.variant as usize)
             .and_then(Option::as_ref);
         let class = recognizer.map(|r| r.classify(word));
-        let opclass = recognizer.and_then(|r| r.opclass(word));
         if let Some(Class::Unrecognized(reason)) = class {
             return Legality::Unrecognized {
                 reason: reason.clone(),
             };
         }
-        // A table of another opclass than the word's does not apply to it.
-        let applies =
-            |c: &&ConstraintTable| c.opclass.is_empty() || opclass.is_none_or(|o| o == c.opclass);
-        for c in t.constraints.iter().filter(applies) {
-            if let Some(value) = c.refuses(word) {
+        for c in &t.constraints {
+            if let Some(value) = c.refuses(word)
+                && !recognizer.is_some_and(|r| r.accepts(word, &c.table, value))
+            {
                 return Legality::Undefined {
                     table: c.table.clone(),
                     value,
