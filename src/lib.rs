@@ -17,6 +17,7 @@ pub mod reading;
 pub mod render;
 pub mod report;
 pub mod spec;
+pub mod synth;
 pub mod words;
 
 pub use arch::Arch;
