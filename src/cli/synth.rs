@@ -100,7 +100,19 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     let outcome = tables?;
     let tables = outcome.tables;
     if let Some(f) = &a.record_used {
-        let mut e = answers.used_entries();
+        // Every experiment word, and the real words of the tables made (the real words of
+        // other mnemonics were asked only to be grouped).
+        let real: std::collections::HashSet<u128> = words.iter().copied().collect();
+        let made: Vec<&str> = tables.iter().map(|t| t.mnemonic.as_str()).collect();
+        let mut e: Vec<oracle::Entry> = answers
+            .used_entries()
+            .into_iter()
+            .filter(|e| {
+                !real.contains(&e.word)
+                    || synth::mnemonic_of(e.answer.text())
+                        .is_some_and(|m| e.answer.is_legal() && made.contains(&m.as_str()))
+            })
+            .collect();
         oracle::write_entries(f, &mut e)?;
     }
     std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
