@@ -84,12 +84,31 @@ impl<'a> Answers<'a> {
                 });
             };
             let got = live.ask(self.arch, &missing)?;
+            if got.len() != missing.len() {
+                return Err(SynthError::Oracle(crate::oracle::OracleError::Nvdisasm {
+                    arch: self.arch,
+                    word: crate::oracle::word_to_hex(missing[0]),
+                    message: format!("{} answers for {} words", got.len(), missing.len()),
+                }));
+            }
             self.added += missing.len();
             for (w, a) in missing.into_iter().zip(got) {
                 self.known.insert(w, a);
             }
         }
-        Ok(words.iter().map(|w| self.known[w].clone()).collect())
+        words
+            .iter()
+            .map(|w| {
+                self.known
+                    .get(w)
+                    .cloned()
+                    .ok_or_else(|| SynthError::Missing {
+                        arch: self.arch,
+                        word: crate::oracle::word_to_hex(*w),
+                        count: 1,
+                    })
+            })
+            .collect()
     }
 
     /// Writes every answer known for the arch into `dir/synth/<ARCH>.tsv` (through
