@@ -64,9 +64,7 @@ fn s2r_and_isetp_tables_from_recorded_answers() {
     assert_eq!(bits(v, "stall"), [(105, 108)]);
     assert!(s2r.variants[0].fixed_legal);
 
-    // ISETP: six variants (R, I, UR sources, each with and without .EX); in the R form the
-    // comparison, signedness and boolean operation are one 6-bit group at bits 73-78 whose
-    // values nvdisasm names F.U32.AND, F.AND, ..., LT.U32.AND.
+    // ISETP: six variants (R, I, UR sources, each with and without .EX).
     let isetp = &out.tables[0];
     let t = parse_table("ISETP.txt", &isetp.text).unwrap();
     let keys: Vec<&str> = t.variants.iter().map(|v| v.key.as_str()).collect();
@@ -92,18 +90,32 @@ fn s2r_and_isetp_tables_from_recorded_answers() {
     assert_eq!(bits(v, "operand 4"), [(87, 89)]);
     // Bit 90 negates the last predicate (`!P0`): an operand modifier flag.
     assert_eq!(bits(v, "op4.NOT"), [(90, 90)]);
+    // Bits 73-78 are three independent fields (groups::pieces): 73 `.U32` (printed at 0),
+    // 74-75 the boolean operation, 76-78 the comparison, named as nvdisasm prints them.
     let m = v.fields.iter().find(|f| f.label == "modi 1").unwrap();
     assert_eq!(m.kind, FieldKind::Modifier(1));
-    assert_eq!(bits(v, "modi 1"), [(73, 78)]);
-    let g = &v.groups[0];
-    assert_eq!(g.width, 6);
-    assert_eq!(g.values.len(), 64);
-    let name = |value: u32| &g.values.iter().find(|r| r.value == value).unwrap().name;
-    assert_eq!(*name(0), ModifierName::Named("F.U32.AND".into()));
-    assert_eq!(*name(1), ModifierName::Named("F.AND".into()));
-    assert_eq!(*name(8), ModifierName::Named("LT.U32.AND".into()));
-    // nvdisasm's own INVALIDn for the fourth boolean operation (not a refusal).
-    assert_eq!(*name(6), ModifierName::Named("F.U32.INVALID3".into()));
+    assert_eq!(bits(v, "modi 1"), [(73, 73)]);
+    assert_eq!(bits(v, "modi 2"), [(74, 75)]);
+    assert_eq!(bits(v, "modi 3"), [(76, 78)]);
+    let names = |g: &sass_conform::spec::ModifierGroup| -> Vec<ModifierName> {
+        g.values.iter().map(|r| r.name.clone()).collect()
+    };
+    let named = |s: &str| ModifierName::Named(s.into());
+    assert_eq!(names(&v.groups[0]), [named("U32"), ModifierName::Default]);
+    // nvdisasm prints the fourth boolean operation as `INVALID3` (not a refusal).
+    assert_eq!(
+        names(&v.groups[1]),
+        [
+            named("AND"),
+            named("OR"),
+            named("XOR"),
+            ModifierName::Invalid(3)
+        ]
+    );
+    assert_eq!(
+        names(&v.groups[2]),
+        ["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"].map(named)
+    );
 }
 
 #[test]

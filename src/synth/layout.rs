@@ -226,6 +226,43 @@ pub fn build(
     }
 }
 
+/// Replaces each group by its pieces (in order; each piece a [`Group`] whose index is ignored:
+/// its bits, a name per value and whether each value keeps the variant's form, see
+/// [`super::groups`]): the first piece keeps the group's field, the others get fields of
+/// their own. Groups are renumbered from 1.
+pub fn cut_groups(l: &mut Layout, pieces: Vec<Vec<Group>>) {
+    let groups = std::mem::take(&mut l.groups);
+    let mut out = Vec::new();
+    let mut fresh = 0u8;
+    for (g, ps) in groups.into_iter().zip(pieces) {
+        for (i, p) in ps.into_iter().enumerate() {
+            let bits = p.bits;
+            let index = if i == 0 {
+                g.index
+            } else {
+                // A temporary number above any group's, made final by `renumber`.
+                fresh += 1;
+                let index = 255 - fresh;
+                l.labels.push(format!("modi {index}"));
+                let id = l.labels.len() - 1;
+                for &b in &bits {
+                    l.cells[b as usize] = Cell::Field(id);
+                }
+                index
+            };
+            out.push(Group {
+                index,
+                bits,
+                names: p.names,
+                same_form: p.same_form,
+            });
+        }
+    }
+    out.sort_by_key(|g| g.bits.first().copied());
+    l.groups = out;
+    renumber(l);
+}
+
 /// A group nvdisasm reads as this variant's form at one value only (every other refused or
 /// another form) is no field: its bits become fixed at `base`'s values. Groups are
 /// renumbered from 1.

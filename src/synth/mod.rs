@@ -25,6 +25,7 @@
 //! 7. one dialect A table per mnemonic ([`write`]).
 
 pub mod answers;
+pub mod groups;
 pub mod layout;
 pub mod probe;
 pub mod text;
@@ -486,21 +487,37 @@ fn assemble(
     let got = answers.ask(&batch)?;
     let mut at = 0;
     for v in merged.iter_mut() {
-        for g in v.text.layout.groups.iter_mut() {
+        let mut pieces: Vec<Vec<(Vec<u8>, Vec<Answer>)>> = Vec::new();
+        for g in &v.text.layout.groups {
             let n = 1usize << g.bits.len();
-            g.names = group_names(&got[at..at + n]);
-            g.same_form = got[at..at + n]
-                .iter()
-                .map(|a| {
-                    text::parse(a.text()).is_some_and(|p| {
-                        a.is_legal()
-                            && p.mnemonic == v.text.title
-                            && p.signature() == v.text.signature
-                    })
-                })
-                .collect();
+            let run = &got[at..at + n];
             at += n;
+            pieces.push(
+                groups::pieces(g.bits.len(), run)
+                    .into_iter()
+                    .map(|(s, e)| (g.bits[s..e].to_vec(), groups::row(run, s, e)))
+                    .collect(),
+            );
         }
+        let same_form = |a: &Answer| {
+            text::parse(a.text()).is_some_and(|p| {
+                a.is_legal() && p.mnemonic == v.text.title && p.signature() == v.text.signature
+            })
+        };
+        let named: Vec<Vec<Group>> = pieces
+            .iter()
+            .map(|ps| {
+                ps.iter()
+                    .map(|(bits, row)| Group {
+                        index: 0,
+                        bits: bits.clone(),
+                        names: group_names(row),
+                        same_form: row.iter().map(same_form).collect(),
+                    })
+                    .collect()
+            })
+            .collect();
+        layout::cut_groups(&mut v.text.layout, named);
         layout::single_values_to_fixed(&mut v.text.layout, v.bases[0]);
         layout::groups_to_flags(&mut v.text.layout);
         let fixed = &got[at];
