@@ -29,6 +29,7 @@ macro_rules! outln {
 mod campaign;
 mod explain;
 mod learn;
+mod synth;
 
 /// Spec-conformance fuzzer and differential tester for NVIDIA SASS encoding tables.
 #[derive(Parser, Debug)]
@@ -89,6 +90,10 @@ enum Cmd {
     /// What the learned reading says of a variant (or of every variant of a mnemonic): its
     /// fields, how nvdisasm's text is printed (the learned printer's slots), how it is chosen.
     Explain(explain::ExplainArgs),
+    /// Write one table per mnemonic (dialect A) from real words (ptxas cubins) and designed
+    /// nvdisasm experiments around each variant; `--learn` then learns each table from
+    /// scratch and writes OUT/MATRIX.tsv (check-split figures, findings).
+    Synth(synth::SynthArgs),
 }
 
 #[derive(Args, Debug)]
@@ -574,6 +579,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Campaign(a) => campaign::campaign_cmd(&a),
         Cmd::Learn(a) => learn::learn_cmd(&a),
         Cmd::Explain(a) => explain::explain_cmd(&a),
+        Cmd::Synth(a) => synth::synth_cmd(&a),
         Cmd::Corpus(CorpusCmd::Coverage(a)) => campaign::coverage_cmd(&a),
         Cmd::Corpus(CorpusCmd::Dict(a)) => campaign::dict_cmd(&a),
         Cmd::Corpus(CorpusCmd::Seed {

@@ -3,7 +3,8 @@
 //! The pipeline, each layer importing only those before it:
 //! [`spec`] (tables -> model) -> [`codec`] (words <-> field values, verdicts) -> [`render`]
 //! (nvdisasm-syntax text) -> [`oracle`] (recorded/live nvdisasm answers) -> [`conform`]
-//! (diff against the oracle) -> [`report`]; [`bench`] times the pipeline against nvdisasm; [`words`] reads words given by a user
+//! (diff against the oracle) -> [`report`]; [`synth`] (tables written from real words and
+//! nvdisasm's answers, issue 22) uses the layers up to [`conform`]; [`bench`] times the pipeline against nvdisasm; [`words`] reads words given by a user
 //! (strict hex, bounded lines), below every layer.
 
 pub mod arch;
@@ -17,6 +18,7 @@ pub mod reading;
 pub mod render;
 pub mod report;
 pub mod spec;
+pub mod synth;
 pub mod words;
 
 pub use arch::Arch;

@@ -1,0 +1,353 @@
+//! `sass-conform synth`: write one table per mnemonic from real words and nvdisasm
+//! (src/synth/), then optionally learn each written table from scratch in its own workspace
+//! (`sass-conform learn`, run as a child process) and record its figures in MATRIX.tsv.
+
+use super::*;
+use sass_conform::synth::{self, Answers, Options};
+
+/// Arguments of `synth`.
+#[derive(Args, Debug)]
+pub(super) struct SynthArgs {
+    /// The arch (SM90, sm_90...).
+    #[arg(long)]
+    arch: Arch,
+    /// Cubins or folders of cubins (default: corpus/synth/<arch>, e.g. corpus/synth/sm90).
+    #[arg(long)]
+    cubins: Vec<PathBuf>,
+    /// Only these mnemonics (repeatable; default: every mnemonic in the cubins).
+    #[arg(long = "mnemonic")]
+    mnemonics: Vec<String>,
+    /// Where the tables go: OUT/<MNEMONIC>.txt, OUT/VARIANTS.tsv (evidence per variant),
+    /// with --learn OUT/MATRIX.tsv.
+    #[arg(long)]
+    out: PathBuf,
+    /// Oracle folder for the synthesis answers (DIR/synth/<ARCH>.tsv; default OUT/oracle).
+    #[arg(long)]
+    oracle: Option<PathBuf>,
+    /// Never run nvdisasm: every answer must be recorded.
+    #[arg(long)]
+    offline: bool,
+    /// Base words flipped per variant.
+    #[arg(long, default_value_t = 4)]
+    bases: usize,
+    /// Widest modifier group enumerated (2^N words each).
+    #[arg(long, default_value_t = 6)]
+    group_bits: usize,
+    /// Then learn each written table from scratch (`sass-conform learn OUT/X.txt --workspace
+    /// OUT/.learn/X`) and write OUT/MATRIX.tsv.
+    #[arg(long)]
+    learn: bool,
+    /// With --learn: the matrix file (default OUT/MATRIX.tsv); rows of other tables already
+    /// there are kept, so several archs can share one (synth/MATRIX.tsv).
+    #[arg(long)]
+    matrix: Option<PathBuf>,
+    /// With --learn: threads and nvdisasm processes of each learn.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Write the answers this run used (an oracle TSV) to FILE, e.g. a test's recording.
+    #[arg(long)]
+    record_used: Option<PathBuf>,
+    /// Also write OUT/trace/<MNEMONIC>.tsv: per variant and bit, its role and each base's
+    /// flip (the evidence of each layout).
+    #[arg(long)]
+    trace: bool,
+    /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).
+    #[arg(long)]
+    nvdisasm: Option<PathBuf>,
+}
+
+pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
+    oracle::interrupt::install()?;
+    let started = std::time::Instant::now();
+    let cubins = if a.cubins.is_empty() {
+        vec![PathBuf::from(format!(
+            "corpus/synth/{}",
+            a.arch.to_string().to_lowercase()
+        ))]
+    } else {
+        a.cubins.clone()
+    };
+    let oracle_dir = a.oracle.clone().unwrap_or_else(|| a.out.join("oracle"));
+    let nv = if a.offline {
+        None
+    } else {
+        Some(Nvdisasm::locate(a.nvdisasm.as_deref())?)
+    };
+    let version = nv
+        .as_ref()
+        .map_or("recorded".to_string(), |n| n.version().to_string());
+    let words = synth::corpus_words(&cubins, a.arch)?;
+    eprintln!(
+        "synth: {} distinct {} words in {}",
+        words.len(),
+        a.arch,
+        cubins
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let recorded = Answers::load(&oracle_dir, a.arch)?;
+    let live: Option<&(dyn oracle::ask::Ask + Sync)> = nv.as_ref().map(|n| n as _);
+    let mut answers = Answers::new(a.arch, recorded, live);
+    let mut opts = Options::new(a.arch);
+    opts.mnemonics = a.mnemonics.clone();
+    opts.max_bases = a.bases.max(1);
+    opts.max_group_bits = a.group_bits.clamp(1, 12);
+    let tables = synth::synthesize(&words, &mut answers, &opts);
+    // Keep what was asked even when synthesis stopped.
+    let added = answers.save(&oracle_dir, &version)?;
+    let outcome = tables?;
+    let tables = outcome.tables;
+    if let Some(f) = &a.record_used {
+        // Every experiment word, and the real words of the tables made (the real words of
+        // other mnemonics were asked only to be grouped).
+        let real: std::collections::HashSet<u128> = words.iter().copied().collect();
+        let made: Vec<&str> = tables.iter().map(|t| t.mnemonic.as_str()).collect();
+        let mut e: Vec<oracle::Entry> = answers
+            .used_entries()
+            .into_iter()
+            .filter(|e| {
+                !real.contains(&e.word)
+                    || synth::mnemonic_of(e.answer.text())
+                        .is_some_and(|m| e.answer.is_legal() && made.contains(&m.as_str()))
+            })
+            .collect();
+        oracle::write_entries(f, &mut e)?;
+    }
+    std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
+    let mut variants_tsv = String::from(
+        "arch\tmnemonic\tkey\twords\tbases\topclass\tfixed_word\tfixed_legal\tnotes\n",
+    );
+    for t in &tables {
+        let path = a.out.join(format!("{}.txt", t.mnemonic));
+        write_atomic(&path, &t.text)?;
+        if a.trace {
+            let dir = a.out.join("trace");
+            std::fs::create_dir_all(&dir).with_context(|| dir.display().to_string())?;
+            let mut tsv = String::from("key\tbit\trole\tflips (one per base)\n");
+            for v in &t.variants {
+                for (b, (role, flips)) in v.trace.iter().enumerate() {
+                    let f: Vec<String> = flips.iter().map(|f| format!("{f:?}")).collect();
+                    tsv.push_str(&format!("{}\t{b}\t{role:?}\t{}\n", v.text.key, f.join(" ")));
+                }
+            }
+            write_atomic(&dir.join(format!("{}.tsv", t.mnemonic)), &tsv)?;
+        }
+        for v in &t.variants {
+            variants_tsv.push_str(&format!(
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                t.arch,
+                t.mnemonic,
+                v.text.key,
+                v.words.len(),
+                v.bases.len(),
+                v.opclass.as_deref().unwrap_or("-"),
+                oracle::word_to_hex(v.text.layout.fixed_word()),
+                v.fixed_legal,
+                v.notes.join("; ")
+            ));
+        }
+        outln!(
+            "{}\t{}\t{} variants\t{} words\t{}",
+            t.arch,
+            t.mnemonic,
+            t.variants.len(),
+            t.variants.iter().map(|v| v.words.len()).sum::<usize>(),
+            path.display()
+        );
+    }
+    write_atomic(&a.out.join("VARIANTS.tsv"), &variants_tsv)?;
+    let mut skipped_tsv = String::from("arch\tmnemonic\twhy\n");
+    for e in &outcome.skipped {
+        eprintln!("synth: skipped: {e}");
+        if let synth::SynthError::Unparsable {
+            arch,
+            mnemonic,
+            message,
+        } = e
+        {
+            skipped_tsv.push_str(&format!("{arch}\t{mnemonic}\t{message}\n"));
+        }
+    }
+    write_atomic(&a.out.join("SKIPPED.tsv"), &skipped_tsv)?;
+    eprintln!(
+        "synth: {} tables, {} variants; {} words asked ({} new to nvdisasm, oracle {}), {:.0} s",
+        tables.len(),
+        tables.iter().map(|t| t.variants.len()).sum::<usize>(),
+        answers.used(),
+        added,
+        oracle_dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+    if a.learn {
+        learn_all(a, &tables)?;
+    }
+    Ok(if outcome.skipped.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Writes `text` to `path` through a temp file renamed into place.
+fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| tmp.display().to_string())?;
+    std::fs::rename(&tmp, path).with_context(|| path.display().to_string())?;
+    Ok(())
+}
+
+/// One row of MATRIX.tsv.
+struct Row {
+    arch: String,
+    mnemonic: String,
+    variants: usize,
+    legal_text: String,
+    verdict: String,
+    findings: String,
+    root_causes: String,
+    seconds: f64,
+}
+
+/// Learns each table alone from scratch (`learn OUT/X.txt --workspace OUT/.learn/X`, in a
+/// child process of this binary) and writes OUT/MATRIX.tsv, updated after each table.
+fn learn_all(a: &SynthArgs, tables: &[synth::Table]) -> Result<()> {
+    let exe = std::env::current_exe().context("the sass-conform binary")?;
+    let matrix = a.matrix.clone().unwrap_or_else(|| a.out.join("MATRIX.tsv"));
+    // Rows of an earlier run for tables this run does not learn are kept.
+    let earlier: Vec<String> = std::fs::read_to_string(&matrix)
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let mut c = l.split('\t');
+            let (arch, mn) = (c.next().unwrap_or(""), c.next().unwrap_or(""));
+            !tables
+                .iter()
+                .any(|t| t.arch.to_string() == arch && t.mnemonic == mn)
+        })
+        .map(str::to_string)
+        .collect();
+    let mut rows: Vec<Row> = Vec::new();
+    for t in tables {
+        let table = a.out.join(format!("{}.txt", t.mnemonic));
+        let ws = a.out.join(".learn").join(&t.mnemonic);
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.arg("learn").arg(&table).arg("--workspace").arg(&ws);
+        if let Some(j) = a.jobs {
+            cmd.arg("--jobs").arg(j.to_string());
+        }
+        if let Some(n) = &a.nvdisasm {
+            cmd.arg("--nvdisasm").arg(n);
+        }
+        oracle::interrupt::check()?;
+        let t0 = std::time::Instant::now();
+        let out = cmd.output().context("running sass-conform learn")?;
+        let seconds = t0.elapsed().as_secs_f64();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::create_dir_all(&ws).ok();
+        std::fs::write(ws.join("learn.log"), &all).ok();
+        let (legal_text, verdict) = check_figures(&all, &t.arch.to_string(), &t.mnemonic)
+            .unwrap_or_else(|| ("-".into(), "-".into()));
+        let (root_causes, findings) = findings_count(&all)
+            .map_or(("-".into(), "-".into()), |(r, f)| {
+                (r.to_string(), f.to_string())
+            });
+        eprintln!(
+            "synth: learn {} {}: legal text {legal_text}, verdict {verdict}, findings {findings} ({seconds:.0} s{})",
+            t.arch,
+            t.mnemonic,
+            if out.status.success() {
+                String::new()
+            } else {
+                format!(", exit {}", out.status)
+            }
+        );
+        rows.push(Row {
+            arch: t.arch.to_string(),
+            mnemonic: t.mnemonic.clone(),
+            variants: t.variants.len(),
+            legal_text,
+            verdict,
+            findings,
+            root_causes,
+            seconds,
+        });
+        let mut tsv = String::from(
+            "arch\tmnemonic\tvariants\tcheck_legal_text\tcheck_verdict\tfindings\troot_causes\tlearn_seconds\n",
+        );
+        let mut lines: Vec<String> = earlier.clone();
+        for r in &rows {
+            lines.push(format!(
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.0}",
+                r.arch,
+                r.mnemonic,
+                r.variants,
+                r.legal_text,
+                r.verdict,
+                r.findings,
+                r.root_causes,
+                r.seconds
+            ));
+        }
+        lines.sort();
+        for l in lines {
+            tsv.push_str(l.trim_end());
+            tsv.push('\n');
+        }
+        write_atomic(&matrix, &tsv)?;
+    }
+    Ok(())
+}
+
+/// From `learn`'s output (diff's headline), the check-split row of (arch, mnemonic):
+/// `  SM90 S2R   1000 words  legal text 100.000% (605/605)  verdict 100.000%` ->
+/// ("100.000% (605/605)", "100.000%").
+fn check_figures(out: &str, arch: &str, mn: &str) -> Option<(String, String)> {
+    let start = out.find("check split (never learned from)")?;
+    out[start..].lines().skip(1).find_map(|l| {
+        let mut w = l.split_whitespace();
+        if w.next()? != arch || w.next()? != mn {
+            return None;
+        }
+        let (_, rest) = l.split_once("legal text ")?;
+        let (text, verdict) = rest.split_once("verdict ")?;
+        Some((
+            text.trim().to_string(),
+            verdict.split_whitespace().next()?.to_string(),
+        ))
+    })
+}
+
+/// From `learn`'s output (resolve's summary), the root causes and findings nvdisasm proves:
+/// the `N root causes behind M findings` line's (N, M).
+fn findings_count(out: &str) -> Option<(usize, usize)> {
+    out.lines().find_map(|l| {
+        let (n, rest) = l.split_once(" root causes behind ")?;
+        Some((
+            n.trim().parse().ok()?,
+            rest.split_whitespace().next()?.parse().ok()?,
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_learn_figures() {
+        let out = "check split (never learned from)\n  SM90 S2R                  1000 words  legal text 100.000% (605/605)  verdict 100.000%\n  all   1000 words  legal text 100.000% (605/605)  verdict 100.000%\n4 root causes behind 7 findings, in 1 tables\n";
+        assert_eq!(
+            check_figures(out, "SM90", "S2R"),
+            Some(("100.000% (605/605)".into(), "100.000%".into()))
+        );
+        assert_eq!(check_figures(out, "SM90", "MOV"), None);
+        assert_eq!(findings_count(out), Some((4, 7)));
+    }
+}

@@ -1,0 +1,132 @@
+//! `synth` offline, on recorded nvdisasm answers (tests/data/synth/SM90-S2R-ISETP.tsv, made by
+//! `sass-conform synth --arch SM90 --mnemonic S2R --mnemonic ISETP --record-used FILE` with
+//! nvdisasm 13.5.37): the real S2R and ISETP words of corpus/synth/sm90 and every experiment
+//! word. Asserts real values of the synthesised tables: fixed bits, operand fields, a modifier
+//! group's values as nvdisasm names them, and that the text parses with the project's parser.
+
+use sass_conform::Arch;
+use sass_conform::oracle::read_entries;
+use sass_conform::spec::{FieldKind, ModifierName, parse_table};
+use sass_conform::synth::{self, Answers, Options};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+fn synthesise() -> synth::Outcome {
+    let arch: Arch = "SM90".parse().unwrap();
+    let rec = read_entries("tests/data/synth/SM90-S2R-ISETP.tsv").unwrap();
+    let recorded: HashSet<u128> = rec.iter().map(|e| e.word).collect();
+    // The recording holds the real words of these two mnemonics only.
+    let words: Vec<u128> = synth::corpus_words(&[PathBuf::from("corpus/synth/sm90")], arch)
+        .unwrap()
+        .into_iter()
+        .filter(|w| recorded.contains(w))
+        .collect();
+    let mut answers = Answers::new(arch, rec, None);
+    let mut opts = Options::new(arch);
+    opts.mnemonics = vec!["S2R".into(), "ISETP".into()];
+    synth::synthesize(&words, &mut answers, &opts).unwrap()
+}
+
+fn bits(v: &sass_conform::spec::Variant, label: &str) -> Vec<(u8, u8)> {
+    v.fields
+        .iter()
+        .find(|f| f.label == label)
+        .unwrap_or_else(|| panic!("{}: no field `{label}`", v.key))
+        .ranges
+        .iter()
+        .map(|r| (r.lo, r.hi()))
+        .collect()
+}
+
+#[test]
+fn s2r_and_isetp_tables_from_recorded_answers() {
+    let out = synthesise();
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    let names: Vec<&str> = out.tables.iter().map(|t| t.mnemonic.as_str()).collect();
+    assert_eq!(names, ["ISETP", "S2R"]);
+
+    // S2R: one variant; opcode 0x919 in bits 0-11, guard 12-15, destination 16-23, the special
+    // register 72-79 (its flips print SR_CLOCK, SR_VIRTCFG, SR4, ...).
+    let s2r = &out.tables[1];
+    assert_eq!(s2r.variants.len(), 1);
+    assert_eq!(s2r.variants[0].words.len(), 77);
+    let t = parse_table("S2R.txt", &s2r.text).unwrap();
+    assert_eq!(t.arch, Some("SM90".parse().unwrap()));
+    let v = &t.variants[0];
+    assert_eq!(v.key, "S2R_R_SR");
+    assert_eq!(v.signature.text, "R,SR");
+    assert_eq!(v.distilled, "@P0 S2R R0, SR_LANEID ;");
+    assert_eq!(v.fixed_value, 0x919);
+    assert_eq!(v.fixed_mask & 0xfff, 0xfff);
+    assert_eq!(bits(v, "pred"), [(12, 15)]);
+    assert_eq!(bits(v, "operand 0"), [(16, 23)]);
+    assert_eq!(bits(v, "operand 1"), [(72, 79)]);
+    assert_eq!(bits(v, "stall"), [(105, 108)]);
+    assert!(s2r.variants[0].fixed_legal);
+
+    // ISETP: six variants (R, I, UR sources, each with and without .EX).
+    let isetp = &out.tables[0];
+    let t = parse_table("ISETP.txt", &isetp.text).unwrap();
+    let keys: Vec<&str> = t.variants.iter().map(|v| v.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "ISETP_P_P_R_R_P",
+            "ISETP_P_P_R_I_P",
+            "ISETP_P_P_R_R_P_P",
+            "ISETP_P_P_R_UR_P",
+            "ISETP_P_P_R_UR_P_P",
+            "ISETP_P_P_R_I_P_P"
+        ]
+    );
+    let v = &t.variants[0];
+    assert_eq!(v.distilled, "@P0 ISETP.F.U32.AND P0, P0, R0, R0, P0;");
+    // Opcode 0x20c, and bits 68-70 at 7 (a predicate nvdisasm leaves out at PT: a form bit).
+    assert_eq!(v.fixed_value, 0x0000000000000070_000000000000020c);
+    assert_eq!(bits(v, "operand 0"), [(81, 83)]);
+    assert_eq!(bits(v, "operand 1"), [(84, 86)]);
+    assert_eq!(bits(v, "operand 2"), [(24, 31)]);
+    assert_eq!(bits(v, "operand 3"), [(32, 39)]);
+    assert_eq!(bits(v, "operand 4"), [(87, 89)]);
+    // Bit 90 negates the last predicate (`!P0`): an operand modifier flag.
+    assert_eq!(bits(v, "op4.NOT"), [(90, 90)]);
+    // Bits 73-78 are three independent fields (groups::pieces): 73 `.U32` (printed at 0),
+    // 74-75 the boolean operation, 76-78 the comparison, named as nvdisasm prints them.
+    let m = v.fields.iter().find(|f| f.label == "modi 1").unwrap();
+    assert_eq!(m.kind, FieldKind::Modifier(1));
+    assert_eq!(bits(v, "modi 1"), [(73, 73)]);
+    assert_eq!(bits(v, "modi 2"), [(74, 75)]);
+    assert_eq!(bits(v, "modi 3"), [(76, 78)]);
+    let names = |g: &sass_conform::spec::ModifierGroup| -> Vec<ModifierName> {
+        g.values.iter().map(|r| r.name.clone()).collect()
+    };
+    let named = |s: &str| ModifierName::Named(s.into());
+    assert_eq!(names(&v.groups[0]), [named("U32"), ModifierName::Default]);
+    // nvdisasm prints the fourth boolean operation as `INVALID3` (not a refusal).
+    assert_eq!(
+        names(&v.groups[1]),
+        [
+            named("AND"),
+            named("OR"),
+            named("XOR"),
+            ModifierName::Invalid(3)
+        ]
+    );
+    assert_eq!(
+        names(&v.groups[2]),
+        ["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"].map(named)
+    );
+}
+
+#[test]
+fn offline_without_an_answer_names_the_word() {
+    let arch: Arch = "SM90".parse().unwrap();
+    let mut answers = Answers::new(arch, Vec::new(), None);
+    let err = synth::synthesize(&[0x919], &mut answers, &Options::new(arch))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("SM90 word 00000000000000000000000000000919"),
+        "{err}"
+    );
+}
