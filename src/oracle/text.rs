@@ -15,18 +15,25 @@ pub struct Line<'a> {
     pub operands: Vec<Vec<&'a str>>,
 }
 
+/// An nvdisasm line cut into (guard without `@`, opcode with its modifiers, operand text):
+/// `@!P0 LDG.E R1, [R2.64] ;` -> (`!P0`, `LDG.E`, `R1, [R2.64]`); `None` for an empty line.
+pub fn split_line(t: &str) -> Option<(&str, &str, &str)> {
+    let t = t.trim().trim_end_matches(';').trim();
+    if t.is_empty() {
+        return None;
+    }
+    let (guard, rest) = match t.strip_prefix('@') {
+        Some(r) => r.split_once(' ').unwrap_or((r, "")),
+        None => ("", t),
+    };
+    let (opcode, ops) = rest.split_once(' ').unwrap_or((rest, ""));
+    Some((guard, opcode, ops))
+}
+
 impl<'a> Line<'a> {
     /// Parses a line; `None` for an empty line.
     pub fn parse(t: &'a str) -> Option<Line<'a>> {
-        let t = t.trim().trim_end_matches(';').trim();
-        if t.is_empty() {
-            return None;
-        }
-        let (guard, rest) = match t.strip_prefix('@') {
-            Some(r) => r.split_once(' ').unwrap_or((r, "")),
-            None => ("", t),
-        };
-        let (opcode, ops) = rest.split_once(' ').unwrap_or((rest, ""));
+        let (guard, opcode, ops) = split_line(t)?;
         let mut parts = opcode.split('.');
         let mnemonic = parts.next().unwrap_or("");
         let mods = parts.filter(|m| !m.is_empty()).collect();

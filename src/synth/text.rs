@@ -134,15 +134,7 @@ impl Parsed {
 /// Parses a normalised nvdisasm line. `None` for an empty line (a legal word nvdisasm prints
 /// no text for) or a line whose brackets do not close.
 pub fn parse(text: &str) -> Option<Parsed> {
-    let t = text.trim().trim_end_matches(';').trim();
-    if t.is_empty() {
-        return None;
-    }
-    let (guard, rest) = match t.strip_prefix('@') {
-        Some(r) => r.split_once(' ').unwrap_or((r, "")),
-        None => ("", t),
-    };
-    let (opcode, ops) = rest.split_once(' ').unwrap_or((rest, ""));
+    let (guard, opcode, ops) = crate::oracle::text::split_line(text)?;
     let mut parts = opcode.split('.');
     let mnemonic = parts.next().unwrap_or("").to_string();
     if mnemonic.is_empty() {
