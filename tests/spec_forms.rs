@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 const LDS: &str = "tests/data/html/LDS.html";
 const LDC: &str = "tests/data/html/LDC.html";
 const S2R: &str = "tests/data/html/S2R.html";
+const BRA: &str = "tests/data/html/BRA.html";
 
 fn page(p: &str) -> Table {
     parse_html(p, &std::fs::read_to_string(p).unwrap()).unwrap()
@@ -394,6 +395,32 @@ fn the_s2r_page_splits_the_special_register_over_two_fields() {
         t.variants[0].signature.atoms,
         vec![Reg, other("SM_SHADER_TYPE")]
     );
+}
+
+#[test]
+fn a_field_wider_than_64_bits_is_split_into_its_low_64_bits_and_the_rest() {
+    let t = page(BRA);
+    assert_eq!(t.variants.len(), 6);
+    let v = t.variants.iter().find(|v| v.key == "BRA_I").unwrap();
+    // `operand 0` covers 83 bits on the page: 16-80, 82-86, 92-104 (`BRA_P_UP_I`'s
+    // `operand 2` 85).
+    let low = v.operand_field(0).unwrap();
+    assert_eq!(low.ranges, vec![BitRange { lo: 16, len: 64 }]);
+    let high = v
+        .fields
+        .iter()
+        .find(|f| f.label == "operand 0 (bits 64+)")
+        .unwrap();
+    assert_eq!(
+        high.ranges,
+        vec![
+            BitRange { lo: 80, len: 1 },
+            BitRange { lo: 82, len: 5 },
+            BitRange { lo: 92, len: 13 }
+        ]
+    );
+    assert_eq!(high.kind, FieldKind::Flag("operand 0 (bits 64+)".into()));
+    assert_eq!(low.width() + high.width(), 83);
 }
 
 #[test]

@@ -508,6 +508,15 @@ fn collect_tsv(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), OracleError> {
         let p = ent.path();
         let ft = ent.file_type().map_err(|e| OracleError::io(&p, e))?;
         if ft.is_dir() {
+            // A killed writer's staging folder is no part of the oracle (the next writer
+            // removes it under the lock); its files were never committed.
+            if ent
+                .file_name()
+                .to_string_lossy()
+                .starts_with(super::staging::STAGING_PREFIX)
+            {
+                continue;
+            }
             collect_tsv(&p, out)?;
         } else if p.extension().is_some_and(|x| x == "tsv") {
             out.push(p);
@@ -1026,6 +1035,15 @@ mod tests {
         let err = load_err(&root);
         assert!(err.contains("sm80/B.tsv:0: not listed in"), "{err}");
         fs::remove_file(root.join("sm80/B.tsv")).unwrap();
+        // A killed writer's staging folder is not read (tests/faults.rs, SIGKILL mid-record).
+        fs::create_dir_all(root.join(".staging-Vh5E5X/sm80")).unwrap();
+        fs::write(
+            root.join(".staging-Vh5E5X/sm80/A.tsv"),
+            "word\tarch\tstatus\ttext\n",
+        )
+        .unwrap();
+        assert_eq!(load_dir(&root).unwrap()[0].1.len(), 2);
+        fs::remove_dir_all(root.join(".staging-Vh5E5X")).unwrap();
         // A row removed: the count differs.
         let one_row: String = good.lines().take(2).map(|l| format!("{l}\n")).collect();
         fs::write(&a, &one_row).unwrap();

@@ -22,7 +22,7 @@ const JOURNAL: &str = ".journal";
 /// The lock file.
 const LOCK: &str = ".lock";
 /// Staging folders start with this.
-const STAGING_PREFIX: &str = ".staging-";
+pub(crate) const STAGING_PREFIX: &str = ".staging-";
 
 /// A locked, staged set of changes to one oracle folder (module notes).
 #[derive(Debug)]

@@ -704,21 +704,17 @@ pub(crate) fn layout_half(
     Ok(())
 }
 
-/// Ends a layout: the fields from `la`, undescribed bits; errors (line, message) for a field
-/// wider than 64 bits or more than [`MAX_FIELDS`] fields.
+/// Ends a layout: the fields from `la` (a field wider than 64 bits split by
+/// [`split_wide`]), undescribed bits; errors (line, message) for more than [`MAX_FIELDS`]
+/// fields.
 pub(crate) fn finish_layout(v: &mut Variant, la: LayoutAcc) -> Result<(), (usize, String)> {
     v.undescribed = !la.described;
-    v.fields = la.acc.into_iter().map(finish_field).collect();
-    if let Some(f) = v.fields.iter().find(|f| f.width() > 64) {
-        return Err((
-            f.line,
-            format!(
-                "field `{}` is {} bits wide; at most 64 are supported",
-                f.label,
-                f.width()
-            ),
-        ));
-    }
+    v.fields = la
+        .acc
+        .into_iter()
+        .map(finish_field)
+        .flat_map(split_wide)
+        .collect();
     if v.fields.len() > MAX_FIELDS {
         return Err((
             v.layout_lines[1],
@@ -729,6 +725,46 @@ pub(crate) fn finish_layout(v: &mut Variant, la: LayoutAcc) -> Result<(), (usize
         ));
     }
     Ok(())
+}
+
+/// Label suffix of the second part of a field wider than 64 bits ([`split_wide`]).
+pub const HIGH_PART: &str = " (bits 64+)";
+
+/// A field of at most 64 bits as it is; a wider one (nv_isa_solver's branch targets on SM103:
+/// `operand 2` of `BRA_P_UP_I` over 85 bits) as two: the low 64 bits of its value under its
+/// own label and kind, the bits above under the label with [`HIGH_PART`] appended, a flag.
+/// Field values are 64-bit in the codec; the learned printer reads both parts as one number
+/// (its slots are masks over the whole word).
+fn split_wide(f: Field) -> Vec<Field> {
+    if f.width() <= 64 {
+        return vec![f];
+    }
+    let (mut low, mut high) = (Vec::new(), Vec::new());
+    let mut left = 64u32;
+    for r in &f.ranges {
+        let take = (r.len as u32).min(left) as u8;
+        if take > 0 {
+            low.push(BitRange {
+                lo: r.lo,
+                len: take,
+            });
+        }
+        if take < r.len {
+            high.push(BitRange {
+                lo: r.lo + take,
+                len: r.len - take,
+            });
+        }
+        left -= take as u32;
+    }
+    let label = format!("{}{HIGH_PART}", f.label);
+    let upper = Field {
+        kind: FieldKind::Flag(label.clone()),
+        label,
+        ranges: high,
+        ..f.clone()
+    };
+    vec![Field { ranges: low, ..f }, upper]
 }
 
 fn finish_field(a: FieldAcc) -> Field {

@@ -32,6 +32,10 @@ fn is_zero(v: &u128) -> bool {
     *v == 0
 }
 
+fn is_zero_i64(v: &i64) -> bool {
+    *v == 0
+}
+
 /// One piece of the text: fixed text (`mask` = 0) or a function of the bits in `mask`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Slot {
@@ -89,8 +93,12 @@ pub struct NumberRule {
     pub signed: bool,
     /// Printed as `0x...` (else decimal).
     pub hex: bool,
-    /// The printed number is the value times this.
+    /// The printed number is the value times this (plus `offset`).
     pub scale: u32,
+    /// Added to the scaled value: a branch target is printed as an address, the next
+    /// word's (0x10 at address 0, where the oracle records every word) plus the offset.
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub offset: i64,
     /// The bits are an IEEE float (a 32-bit float's top bits when fewer than 32, a 64-bit
     /// float when 64), printed as nvdisasm prints floats ([`format_float`]): FADD's immediate on
     /// SM103.
@@ -169,7 +177,7 @@ impl NumberRule {
         } else {
             v as i128
         };
-        n * self.scale as i128
+        n * self.scale as i128 + self.offset as i128
     }
 
     /// Prints the number of `word` with its affixes; `false` when no affix pair is known for
@@ -373,16 +381,22 @@ impl NumberRule {
     pub fn describe(&self, slot_mask: u128) -> String {
         let kind = match (self.float, self.hex) {
             (true, _) => "float".to_string(),
-            (false, hex) => format!(
-                "{}, {}{}",
-                if self.signed { "signed" } else { "unsigned" },
-                if hex { "hex" } else { "decimal" },
-                if self.scale != 1 {
-                    format!(", x{}", self.scale)
+            (false, hex) => {
+                format!(
+                    "{}, {}{}",
+                    if self.signed { "signed" } else { "unsigned" },
+                    if hex { "hex" } else { "decimal" },
+                    if self.scale != 1 {
+                        format!(", x{}", self.scale)
+                    } else {
+                        String::new()
+                    }
+                ) + &if self.offset != 0 {
+                    format!(", {:+#x}", self.offset)
                 } else {
                     String::new()
                 }
-            ),
+            }
         };
         let other = slot_mask & !self.mask;
         let affixes: Vec<String> = self
