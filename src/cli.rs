@@ -4,7 +4,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use sass_conform::Arch;
 use sass_conform::codec::{
-    Codec, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
+    Codec, Decoded, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
 };
 use sass_conform::conform::word_json::{WordJson, explain};
 use sass_conform::conform::{Differ, Finding, lint, predict};
@@ -809,13 +809,13 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
     let (codec, owned_model) = load_words_view(&a.specs, &a.view, a.arch)?;
     let r = Renderer::new(&codec);
     let model = owned_model.as_ref();
-    let result = write_words(&a.words, |w, out| {
+    let result = write_words(&a.words, |w, out, scratch| {
         if a.json {
             let p = predict(&codec, &r, model, a.arch, w);
             out.push_str(&serde_json::to_string(&WordJson::new(&p))?);
             out.push('\n');
         } else if decode {
-            decode_line(&codec, &r, model, a.arch, w, out);
+            decode_line(&codec, &r, model, a.arch, w, out, scratch);
         } else {
             let p = predict(&codec, &r, model, a.arch, w);
             out.push_str(&format!(
@@ -885,21 +885,24 @@ fn decode_line(
     arch: Arch,
     w: Word,
     out: &mut TextBuf,
+    scratch: &mut Decoded,
 ) {
     use sass_conform::conform::{choose, legality, verdict_name};
     use sass_conform::reading::legality::Legality;
-    if let Some(d) = codec.decode(arch, w).map(|d| choose(codec, model, d))
-        && legality(codec, model, &d) == Legality::Legal
-    {
-        push_word(w, out);
-        out.push('\t');
-        out.push_str(&codec.variant(d.id).key);
-        out.push('\t');
-        r.render_buf(codec, &d, out);
-        out.push('\t');
-        out.push_str(verdict_name(codec, model, &d));
-        out.push('\n');
-        return;
+    // Decoded into the caller's scratch: no new 464-byte struct per word.
+    if codec.decode_into(arch, w, scratch) {
+        let d = choose(codec, model, *scratch);
+        if legality(codec, model, &d) == Legality::Legal {
+            push_word(w, out);
+            out.push('\t');
+            out.push_str(&codec.variant(d.id).key);
+            out.push('\t');
+            r.render_buf(codec, &d, out);
+            out.push('\t');
+            out.push_str(verdict_name(codec, model, &d));
+            out.push('\n');
+            return;
+        }
     }
     let p = predict(codec, r, model, arch, w);
     out.push_str(&p.word);
@@ -954,17 +957,18 @@ fn words_print_as_display_does() {
 /// line stops the words after the output of those before it.
 fn write_words(
     args: &[String],
-    line: impl Fn(Word, &mut TextBuf) -> Result<()> + Sync,
+    line: impl Fn(Word, &mut TextBuf, &mut Decoded) -> Result<()> + Sync,
 ) -> Result<()> {
     use rayon::prelude::*;
     use sass_conform::words::{BLOCK_BYTES, LineBlocks, parse_lines, parse_word, split_lines};
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout());
     let mut one = TextBuf::new();
+    let mut scratch = Decoded::EMPTY;
     for a in args {
         if a != "-" {
             one.clear();
             let w = Word(parse_word(a)?);
-            line(w, &mut one)?;
+            line(w, &mut one, &mut scratch)?;
             out.write_all(one.as_bytes())?;
             continue;
         }
@@ -1002,9 +1006,10 @@ fn write_words(
                             // Text lines run to about 4.5 times their word's line.
                             s.reserve(piece.bytes.len() * 5);
                             let mut failed: Option<anyhow::Error> = None;
+                            let mut scratch = Decoded::EMPTY;
                             let parsed = parse_lines(piece, "stdin", |w| {
                                 if failed.is_none() {
-                                    failed = line(Word(w), s).err();
+                                    failed = line(Word(w), s, &mut scratch).err();
                                 }
                             });
                             failed.or(parsed.err().map(Into::into))

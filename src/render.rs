@@ -449,11 +449,12 @@ impl Renderer {
     fn render_to<O: TextOut>(&self, codec: &Codec, d: &Decoded, out: &mut O) {
         let v = codec.variant(d.id);
         let p = &self.plans[d.id.table as usize][d.id.variant as usize];
-        let keyed: [u64; crate::spec::MAX_FIELDS];
+        let mut keyed: [u64; crate::spec::MAX_FIELDS];
         let vals = if p.context.is_empty() {
             d.values()
         } else {
-            keyed = keyed_values(p, v, d);
+            keyed = d.values;
+            key_values(p, v, d, &mut keyed);
             &keyed[..d.n_fields]
         };
         let texts = &self.texts;
@@ -538,11 +539,10 @@ impl Renderer {
     }
 }
 
-/// The values of `d` with the fields whose names read context bits keyed as the names are
-/// (see [`crate::spec::Field::name_key`]).
-fn keyed_values(p: &Plan, v: &Variant, d: &Decoded) -> [u64; crate::spec::MAX_FIELDS] {
-    let mut keyed = [0u64; crate::spec::MAX_FIELDS];
-    keyed[..d.n_fields].copy_from_slice(d.values());
+/// Keys the values of `d`, copied into `keyed`, of the fields whose names read context bits
+/// as the names are (see [`crate::spec::Field::name_key`]); written in place, not returned,
+/// so that no copy of the array is made per word.
+fn key_values(p: &Plan, v: &Variant, d: &Decoded, keyed: &mut [u64; crate::spec::MAX_FIELDS]) {
     for &i in &p.context {
         keyed[i] = v.fields[i].name_key(keyed[i], d.word.0);
     }
@@ -561,7 +561,6 @@ fn keyed_values(p: &Plan, v: &Variant, d: &Decoded) -> [u64; crate::spec::MAX_FI
             }
         }
     }
-    keyed
 }
 
 fn guard<O: TextOut + ?Sized>(v: u64, out: &mut O) {
