@@ -49,9 +49,12 @@ struct Run {
 /// A tree node; nodes refer to each other by index into [`Index::nodes`].
 #[derive(Debug, Clone, Copy)]
 enum Node {
-    /// The child of a word is `children[first + n]`, `n` the word's bits under `runs` (unused
-    /// runs are empty).
-    Split { runs: [Run; MAX_RUNS], first: u32 },
+    /// The child of a word is `children[first + n]`, `n` the word's bits under `runs`.
+    Split {
+        runs: [Run; MAX_RUNS],
+        n_runs: u8,
+        first: u32,
+    },
     /// The variants to check: `entries[start..end]`, in table order.
     Leaf { start: u32, end: u32 },
 }
@@ -115,6 +118,7 @@ impl Builder {
         let node = self.ix.nodes.len() as u32;
         self.ix.nodes.push(Node::Split {
             runs,
+            n_runs: n_runs as u8,
             first: first as u32,
         });
         for n in 0..n_children {
@@ -160,16 +164,18 @@ impl Index {
     }
 
     /// Writes the first `out.len()` matching variants (table order) into `out`; returns how
-    /// many match in all. The slot after the last match may be overwritten too.
+    /// many match in all.
     #[inline]
     pub(super) fn matches(&self, word: u128, out: &mut [VariantId]) -> usize {
         let mut node = self.root;
         loop {
             match self.nodes[node as usize] {
-                Node::Split { runs, first, .. } => {
-                    // All four runs: an unused one is empty and adds nothing, and a loop of
-                    // fixed length has no branch to mispredict.
-                    let n = gather(word, &runs);
+                Node::Split {
+                    runs,
+                    n_runs,
+                    first,
+                } => {
+                    let n = gather(word, &runs[..n_runs as usize]);
                     node = self.children[first as usize + n];
                 }
                 Node::Leaf { start, end } => {
@@ -205,12 +211,12 @@ impl Index {
 fn scan(cands: &[Candidate], word: u128, out: &mut [VariantId]) -> usize {
     let mut n = 0;
     for c in cands {
-        // Written whether or not it matches (a later match or the caller overwrites it), so
-        // that the count is the only thing that depends on the match: no branch.
-        if let Some(slot) = out.get_mut(n) {
-            *slot = c.id;
+        if c.matches(word) {
+            if let Some(slot) = out.get_mut(n) {
+                *slot = c.id;
+            }
+            n += 1;
         }
-        n += usize::from(c.matches(word));
     }
     n
 }
