@@ -4,7 +4,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use sass_conform::Arch;
 use sass_conform::codec::{
-    Codec, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
+    Codec, Decoded, EncodeOptions, FuzzCase, VariantId, Word, field_group, sweep_words,
 };
 use sass_conform::conform::word_json::{WordJson, explain};
 use sass_conform::conform::{Differ, Finding, lint, predict};
@@ -12,7 +12,7 @@ use sass_conform::oracle::{self, Entry, Manifest, Nvdisasm};
 use sass_conform::reading::combos::Split;
 use sass_conform::reading::model::Model;
 use sass_conform::reading::resolved::{Provenance, ResolvedSet, resolve_tables};
-use sass_conform::render::Renderer;
+use sass_conform::render::{Renderer, TextBuf, TextOut};
 use sass_conform::spec::{self, ModifierName};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -809,13 +809,13 @@ fn words_cmd(a: &WordsArgs, decode: bool) -> Result<ExitCode> {
     let (codec, owned_model) = load_words_view(&a.specs, &a.view, a.arch)?;
     let r = Renderer::new(&codec);
     let model = owned_model.as_ref();
-    let result = write_words(&a.words, |w, out| {
+    let result = write_words(&a.words, |w, out, scratch| {
         if a.json {
             let p = predict(&codec, &r, model, a.arch, w);
             out.push_str(&serde_json::to_string(&WordJson::new(&p))?);
             out.push('\n');
         } else if decode {
-            decode_line(&codec, &r, model, a.arch, w, out);
+            decode_line(&codec, &r, model, a.arch, w, out, scratch);
         } else {
             let p = predict(&codec, &r, model, a.arch, w);
             out.push_str(&format!(
@@ -884,22 +884,25 @@ fn decode_line(
     model: Option<&Model>,
     arch: Arch,
     w: Word,
-    out: &mut String,
+    out: &mut TextBuf,
+    scratch: &mut Decoded,
 ) {
     use sass_conform::conform::{choose, legality, verdict_name};
     use sass_conform::reading::legality::Legality;
-    if let Some(d) = codec.decode(arch, w).map(|d| choose(codec, model, d))
-        && legality(codec, model, &d) == Legality::Legal
-    {
-        push_word(w, out);
-        out.push('\t');
-        out.push_str(&codec.variant(d.id).key);
-        out.push('\t');
-        r.render_into(codec, &d, out);
-        out.push('\t');
-        out.push_str(verdict_name(codec, model, &d));
-        out.push('\n');
-        return;
+    // Decoded into the caller's scratch: no new 464-byte struct per word.
+    if codec.decode_into(arch, w, scratch) {
+        let d = choose(codec, model, *scratch);
+        if legality(codec, model, &d) == Legality::Legal {
+            push_word(w, out);
+            out.push('\t');
+            out.push_str(&codec.variant(d.id).key);
+            out.push('\t');
+            r.render_buf(codec, &d, out);
+            out.push('\t');
+            out.push_str(verdict_name(codec, model, &d));
+            out.push('\n');
+            return;
+        }
     }
     let p = predict(codec, r, model, arch, w);
     out.push_str(&p.word);
@@ -913,13 +916,38 @@ fn decode_line(
 }
 
 /// Appends a word as 32 lowercase hex digits (as [`Word`]'s `Display`).
-fn push_word(w: Word, out: &mut String) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+fn push_word(w: Word, out: &mut TextBuf) {
+    out.push_ascii(&word_hex(w.0));
+}
+
+/// The 32 lowercase hex digits of `w`, eight at a time: each nibble spread to a byte, then
+/// `0` added, and `a` - `0` - 10 more where the nibble is 10 or more.
+fn word_hex(w: u128) -> [u8; 32] {
     let mut buf = [0u8; 32];
-    for (i, b) in buf.iter_mut().enumerate() {
-        *b = DIGITS[(w.0 >> (4 * (31 - i)) & 0xf) as usize];
+    for (k, chunk) in buf.chunks_exact_mut(8).enumerate() {
+        let mut n = (w >> (96 - 32 * k)) as u32 as u64;
+        n = (n | n << 16) & 0x0000_ffff_0000_ffff;
+        n = (n | n << 8) & 0x00ff_00ff_00ff_00ff;
+        n = (n | n << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+        let letters = ((n + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+        chunk.copy_from_slice(&(n + 0x3030_3030_3030_3030 + letters * 0x27).to_be_bytes());
     }
-    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+    buf
+}
+
+#[cfg(test)]
+#[test]
+fn words_print_as_display_does() {
+    let mut x = 5u64;
+    for _ in 0..1000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let w = (x as u128) << 64 | (x.rotate_left(17) ^ 0xfedc_ba98) as u128;
+        for w in [w, w >> 37, 0, u128::MAX] {
+            assert_eq!(word_hex(w), format!("{}", Word(w)).as_bytes());
+        }
+    }
 }
 
 /// Runs `line` over the words of a decode/check call in input order and writes what it
@@ -929,17 +957,18 @@ fn push_word(w: Word, out: &mut String) {
 /// line stops the words after the output of those before it.
 fn write_words(
     args: &[String],
-    line: impl Fn(Word, &mut String) -> Result<()> + Sync,
+    line: impl Fn(Word, &mut TextBuf, &mut Decoded) -> Result<()> + Sync,
 ) -> Result<()> {
     use rayon::prelude::*;
     use sass_conform::words::{BLOCK_BYTES, LineBlocks, parse_lines, parse_word, split_lines};
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout());
-    let mut one = String::new();
+    let mut one = TextBuf::new();
+    let mut scratch = Decoded::EMPTY;
     for a in args {
         if a != "-" {
             one.clear();
             let w = Word(parse_word(a)?);
-            line(w, &mut one)?;
+            line(w, &mut one, &mut scratch)?;
             out.write_all(one.as_bytes())?;
             continue;
         }
@@ -947,9 +976,9 @@ fn write_words(
         let mut blocks = LineBlocks::new(std::io::stdin(), "stdin", BLOCK_BYTES);
         // Formatted pieces of the previous block, written while the next one is decoded, and
         // the buffers of the block before (reused: fresh memory costs page faults).
-        let mut done: Vec<String> = Vec::new();
-        let mut spare: Vec<String> = Vec::new();
-        let write_all = |out: &mut BufWriter<std::io::Stdout>, done: &[String]| {
+        let mut done: Vec<TextBuf> = Vec::new();
+        let mut spare: Vec<TextBuf> = Vec::new();
+        let write_all = |out: &mut BufWriter<std::io::Stdout>, done: &[TextBuf]| {
             done.iter().try_for_each(|s| out.write_all(s.as_bytes()))
         };
         loop {
@@ -963,7 +992,7 @@ fn write_words(
                 }
             };
             let pieces = split_lines(block, parts);
-            let mut bufs: Vec<String> = (0..pieces.len())
+            let mut bufs: Vec<TextBuf> = (0..pieces.len())
                 .map(|_| spare.pop().unwrap_or_default())
                 .collect();
             let (written, errors) = rayon::join(
@@ -977,9 +1006,10 @@ fn write_words(
                             // Text lines run to about 4.5 times their word's line.
                             s.reserve(piece.bytes.len() * 5);
                             let mut failed: Option<anyhow::Error> = None;
+                            let mut scratch = Decoded::EMPTY;
                             let parsed = parse_lines(piece, "stdin", |w| {
                                 if failed.is_none() {
-                                    failed = line(Word(w), s).err();
+                                    failed = line(Word(w), s, &mut scratch).err();
                                 }
                             });
                             failed.or(parsed.err().map(Into::into))
@@ -2095,14 +2125,17 @@ fn bench_decode(a: &BenchDecodeArgs) -> Result<ExitCode> {
         }
         (best, sink)
     };
+    let mut into = sass_conform::codec::Decoded::EMPTY;
     let (decode, n1) = best(&mut || {
-        words
-            .iter()
-            .filter_map(|&w| codec.decode(a.arch, w))
-            .map(|d| d.n_fields)
-            .sum()
+        let mut n = 0;
+        for &w in &words {
+            if codec.decode_into(a.arch, w, &mut into) {
+                n += into.n_fields;
+            }
+        }
+        n
     });
-    let mut s = String::with_capacity(256);
+    let mut s = TextBuf::new();
     let (render, n2) = best(&mut || {
         let mut n = 0;
         for &w in &words {
@@ -2113,8 +2146,8 @@ fn bench_decode(a: &BenchDecodeArgs) -> Result<ExitCode> {
                     == sass_conform::reading::legality::Legality::Legal
             {
                 s.clear();
-                r.render_into(&codec, &d, &mut s);
-                n += s.len();
+                r.render_buf(&codec, &d, &mut s);
+                n += s.as_bytes().len();
             }
         }
         n

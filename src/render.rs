@@ -38,6 +38,10 @@ struct AtomPlan {
     names: std::collections::BTreeMap<u64, String>,
     /// The field's width when nvdisasm prints it as a signed number.
     signed_width: Option<u32>,
+    /// The text of every value of the field, as `atom` writes it with no suffix (index into
+    /// [`Renderer::atom_tables`]; fields up to [`TABLED_BITS`] wide whose names read no
+    /// context bits).
+    table: Option<usize>,
 }
 
 /// Fields up to this wide get the text of every value worked out when the plan is built.
@@ -47,14 +51,14 @@ const TABLED_BITS: u32 = 8;
 #[derive(Debug, Clone)]
 enum ModPiece {
     /// Text printed whatever the values (`.LOD` of `TMML.LOD`).
-    Fixed(String),
+    Fixed(Piece),
     /// A modifier or flag field: `texts[value]`, each with its leading `.` (or empty when the
     /// value prints nothing); worked out from `source` per word for values past `texts`
     /// (every value of a field wider than [`TABLED_BITS`]).
     Field {
         source: ModSource,
         field: usize,
-        texts: Vec<String>,
+        texts: Vec<Piece>,
     },
 }
 
@@ -108,21 +112,312 @@ pub const DIMS: [&str; 8] = [
     "ARRAY_CUBE",
 ];
 
+/// Where rendered text goes: a `String` ([`Renderer::render_into`]) or a [`TextBuf`]
+/// ([`Renderer::render_buf`], bulk output). The same calls write the same text to either.
+pub trait TextOut {
+    /// Appends `s`.
+    fn push_str(&mut self, s: &str);
+    /// Appends `c`.
+    fn push(&mut self, c: char);
+    /// Bytes written so far.
+    fn len(&self) -> usize;
+    /// Whether nothing is written.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Cuts the text back to its first `n` bytes (`n` at a character boundary).
+    fn truncate(&mut self, n: usize);
+    /// The text from byte `at` on.
+    fn tail(&self, at: usize) -> &[u8];
+    /// Moves the text from byte `at` on to byte `to`, dropping the bytes `cut..at` (`to <= cut
+    /// <= at`, all at character boundaries).
+    fn move_tail(&mut self, at: usize, cut: usize, to: usize);
+    /// Appends a piece of the renderer's text arena.
+    #[inline]
+    fn push_piece(&mut self, texts: &Texts, p: Piece) {
+        self.push_str(texts.get(p));
+    }
+}
+
+impl TextOut for String {
+    #[inline]
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    #[inline]
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        String::len(self)
+    }
+    #[inline]
+    fn truncate(&mut self, n: usize) {
+        String::truncate(self, n);
+    }
+    fn tail(&self, at: usize) -> &[u8] {
+        &self.as_bytes()[at..]
+    }
+    fn move_tail(&mut self, at: usize, cut: usize, to: usize) {
+        let moved = self.split_off(at);
+        String::truncate(self, cut);
+        self.insert_str(to, &moved);
+    }
+}
+
+/// Bytes every [`Piece`] copy may read past the piece's end in the arena, and write past the
+/// end of a [`TextBuf`]'s text: a piece this short is copied as one fixed-size block.
+const PAD: usize = 32;
+
+/// A text buffer for bulk output: text is appended in fixed-size copies into memory that is
+/// kept initialized past the end of the text (no library copy call for a short piece, and no
+/// UTF-8 check: only `&str` and `char` are ever appended, so the bytes are UTF-8).
+#[derive(Debug, Default, Clone)]
+pub struct TextBuf {
+    /// Initialized memory; the text is `bytes[..len]`.
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl TextBuf {
+    /// An empty buffer.
+    pub fn new() -> TextBuf {
+        TextBuf::default()
+    }
+
+    /// The text written so far (UTF-8).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// Empties the buffer, keeping its memory.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Makes room for `n` more bytes.
+    pub fn reserve(&mut self, n: usize) {
+        self.room(n + PAD);
+    }
+
+    #[inline]
+    fn room(&mut self, n: usize) {
+        if self.bytes.len() - self.len < n {
+            self.grow(n);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, n: usize) {
+        let want = (self.len + n + PAD).max(2 * self.bytes.len()).max(256);
+        self.bytes.resize(want, 0);
+    }
+
+    /// Appends `n` bytes of `src` (`n <= PAD`), written as one block of `PAD` bytes.
+    #[inline]
+    fn push_block(&mut self, src: &[u8; PAD], n: usize) {
+        self.room(PAD);
+        let at = self.len;
+        self.bytes[at..at + PAD].copy_from_slice(src);
+        self.len = at + n.min(PAD);
+    }
+
+    /// Appends UTF-8 bytes (a whole `&str`'s, or ASCII).
+    #[inline]
+    fn push_bytes(&mut self, s: &[u8]) {
+        let n = s.len();
+        self.room(n.max(PAD));
+        let at = self.len;
+        let d = &mut self.bytes[at..];
+        // Short copies as two overlapping fixed-size ones.
+        match n {
+            0 => {}
+            1..=3 => {
+                d[0] = s[0];
+                d[n / 2] = s[n / 2];
+                d[n - 1] = s[n - 1];
+            }
+            4..=7 => {
+                d[..4].copy_from_slice(&s[..4]);
+                d[n - 4..n].copy_from_slice(&s[n - 4..]);
+            }
+            8..=16 => {
+                d[..8].copy_from_slice(&s[..8]);
+                d[n - 8..n].copy_from_slice(&s[n - 8..]);
+            }
+            17..=32 => {
+                d[..16].copy_from_slice(&s[..16]);
+                d[n - 16..n].copy_from_slice(&s[n - 16..]);
+            }
+            _ => d[..n].copy_from_slice(s),
+        }
+        self.len = at + n;
+    }
+
+    /// Appends ASCII bytes (32 hex digits of a word, say); other bytes are not appended.
+    pub fn push_ascii(&mut self, s: &[u8]) {
+        if s.is_ascii() {
+            self.push_bytes(s);
+        }
+    }
+}
+
+impl TextOut for TextBuf {
+    #[inline]
+    fn push_str(&mut self, s: &str) {
+        self.push_bytes(s.as_bytes());
+    }
+    #[inline]
+    fn push(&mut self, c: char) {
+        if c.is_ascii() {
+            self.room(1);
+            self.bytes[self.len] = c as u8;
+            self.len += 1;
+        } else {
+            self.push_bytes(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    fn truncate(&mut self, n: usize) {
+        self.len = self.len.min(n);
+    }
+    fn tail(&self, at: usize) -> &[u8] {
+        &self.bytes[at.min(self.len)..self.len]
+    }
+    fn move_tail(&mut self, at: usize, cut: usize, to: usize) {
+        let moved = self.tail(at).to_vec();
+        self.len = cut.min(self.len);
+        self.room(moved.len());
+        self.bytes.copy_within(to..self.len, to + moved.len());
+        self.bytes[to..to + moved.len()].copy_from_slice(&moved);
+        self.len += moved.len();
+    }
+    #[inline]
+    fn push_piece(&mut self, texts: &Texts, p: Piece) {
+        let at = p.at as usize;
+        match texts.block(at) {
+            Some(block) if p.len as usize <= PAD => self.push_block(block, p.len as usize),
+            _ => self.push_str(texts.get(p)),
+        }
+    }
+}
+
+/// A text worked out when the renderer is built: `len` bytes at `at` of the arena
+/// ([`Texts`]), and whether an operand with this text is written at all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Piece {
+    at: u32,
+    len: u32,
+    shown: bool,
+}
+
+/// The renderer's texts, each stored once, back to back, with [`PAD`] bytes after the last.
+#[derive(Debug, Default)]
+pub struct Texts {
+    text: String,
+    seen: std::collections::HashMap<String, Piece>,
+}
+
+impl Texts {
+    /// The piece holding `t` (added when new).
+    fn add(&mut self, t: &str, shown: bool) -> Piece {
+        let p = match self.seen.get(t) {
+            Some(&p) => p,
+            None => {
+                let p = Piece {
+                    at: self.text.len() as u32,
+                    len: t.len() as u32,
+                    shown: true,
+                };
+                self.text.push_str(t);
+                self.seen.insert(t.to_string(), p);
+                p
+            }
+        };
+        Piece { shown, ..p }
+    }
+
+    /// Pads the arena so that every piece can be read as one block.
+    fn finish(&mut self) {
+        self.text.extend(std::iter::repeat_n('\0', PAD));
+        self.seen = Default::default();
+    }
+
+    /// The text of `p`.
+    fn get(&self, p: Piece) -> &str {
+        self.text
+            .get(p.at as usize..p.at as usize + p.len as usize)
+            .unwrap_or_default()
+    }
+
+    /// The [`PAD`] bytes from `at`.
+    #[inline]
+    fn block(&self, at: usize) -> Option<&[u8; PAD]> {
+        self.text.as_bytes().get(at..at + PAD)?.try_into().ok()
+    }
+}
+
 /// Renders decoded words of one [`Codec`]; plans are built once per variant.
 #[derive(Debug)]
 pub struct Renderer {
     plans: Vec<Vec<Plan>>,
+    /// Every text worked out when the plans were built.
+    texts: Texts,
+    /// Per atom table: the text of each value (shared by atoms that print alike).
+    atom_tables: Vec<Vec<Piece>>,
+    /// The guard's text for each value of its 4 bits.
+    guards: [Piece; 16],
 }
 
 impl Renderer {
     /// Builds a plan for every variant of `codec`.
     pub fn new(codec: &Codec) -> Renderer {
+        let mut texts = Texts::default();
+        // Atoms that print alike share one table, worked out once.
+        let mut shared: std::collections::HashMap<String, Option<usize>> = Default::default();
+        let mut atom_tables: Vec<Vec<Piece>> = Vec::new();
         let plans = codec
             .tables
             .iter()
-            .map(|t| t.variants.iter().map(|v| plan(v, t.arch)).collect())
+            .map(|t| {
+                t.variants
+                    .iter()
+                    .map(|v| {
+                        let mut p = plan(v, t.arch, &mut texts);
+                        for a in &mut p.atoms {
+                            let Some(key) = atom_key(v, a) else {
+                                continue;
+                            };
+                            a.table = *shared.entry(key).or_insert_with(|| {
+                                let all = atom_texts(v, a)?;
+                                atom_tables
+                                    .push(all.iter().map(|(t, s)| texts.add(t, *s)).collect());
+                                Some(atom_tables.len() - 1)
+                            });
+                        }
+                        p
+                    })
+                    .collect()
+            })
             .collect();
-        Renderer { plans }
+        let guards = std::array::from_fn(|g| {
+            let mut s = String::new();
+            guard(g as u64, &mut s);
+            texts.add(&s, true)
+        });
+        texts.finish();
+        Renderer {
+            plans,
+            texts,
+            atom_tables,
+            guards,
+        }
     }
 
     /// Text of a decoded word, e.g. `@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;`.
@@ -134,52 +429,51 @@ impl Renderer {
 
     /// Appends the text of a decoded word to `out` (no allocation when `out` has room).
     pub fn render_into(&self, codec: &Codec, d: &Decoded, out: &mut String) {
-        let v = codec.variant(d.id);
-        if let Some(printer) = &v.printer {
-            printer.print_into(d.word.0, out);
-            return;
+        match &codec.variant(d.id).printer {
+            Some(printer) => printer.print_into(d.word.0, out),
+            None => self.render_to(codec, d, out),
         }
+    }
+
+    /// Appends the text of a decoded word to `out`, the same text as [`Renderer::render_into`]
+    /// (the fast path of bulk output: `decode`).
+    pub fn render_buf(&self, codec: &Codec, d: &Decoded, out: &mut TextBuf) {
+        match &codec.variant(d.id).printer {
+            Some(printer) => out.push_str(&printer.print(d.word.0)),
+            None => self.render_to(codec, d, out),
+        }
+    }
+
+    /// The text of a decoded word whose variant has no learned printer.
+    #[inline]
+    fn render_to<O: TextOut>(&self, codec: &Codec, d: &Decoded, out: &mut O) {
+        let v = codec.variant(d.id);
         let p = &self.plans[d.id.table as usize][d.id.variant as usize];
-        let mut keyed = [0u64; crate::spec::MAX_FIELDS];
+        let mut keyed: [u64; crate::spec::MAX_FIELDS];
         let vals = if p.context.is_empty() {
             d.values()
         } else {
-            keyed[..d.n_fields].copy_from_slice(d.values());
-            for &i in &p.context {
-                keyed[i] = v.fields[i].name_key(keyed[i], d.word.0);
-            }
-            if p.opmod_mask != 0 && base_left_out(p, v, &keyed[..d.n_fields]) {
-                // The base register is not written, nor its operand modifier: a modifier
-                // that reads the modifier's bits as context reads them as 0 (SM80 LD bit 90:
-                // `LD.EF.U8 R0, [UR0]`, not `LD.???0.EF.U8`; campaign seed 11).
-                let word = d.word.0 & !p.opmod_mask;
-                for &i in &p.context {
-                    if v.fields[i]
-                        .context
-                        .iter()
-                        .any(|r| r.mask() & p.opmod_mask != 0)
-                    {
-                        keyed[i] = v.fields[i].name_key(d.values()[i], word);
-                    }
-                }
-            }
+            keyed = d.values;
+            key_values(p, v, d, &mut keyed);
             &keyed[..d.n_fields]
         };
+        let texts = &self.texts;
         if let Some(g) = p.guard {
-            guard(vals[g], out);
+            match self.guards.get(vals[g] as usize) {
+                Some(&t) => out.push_piece(texts, t),
+                None => guard(vals[g], out),
+            }
         }
         out.push_str(&p.base);
         for m in &p.mods {
             match m {
-                ModPiece::Fixed(t) => out.push_str(t),
+                ModPiece::Fixed(t) => out.push_piece(texts, *t),
                 ModPiece::Field {
                     source,
                     field,
-                    texts,
-                } => match texts.get(vals[*field] as usize) {
-                    // Most values of most fields print nothing: no copy call for them.
-                    Some(t) if t.is_empty() => {}
-                    Some(t) => out.push_str(t),
+                    texts: values,
+                } => match values.get(vals[*field] as usize) {
+                    Some(&t) => out.push_piece(texts, t),
                     None => modifier(v, source, vals, out),
                 },
             }
@@ -189,7 +483,7 @@ impl Renderer {
             let start = out.len();
             out.push_str(if first { " " } else { ", " });
             let printed = match op {
-                SigOperand::Plain(i) => atom(&p.atoms[*i], vals, None, out),
+                SigOperand::Plain(i) => self.plain_atom(&p.atoms[*i], vals, out),
                 SigOperand::Memory(ids) => memory(p, v, ids, vals, out),
                 // Constant-bank forms (`c[0x3][R2+0x10]`): bracket groups as written.
                 SigOperand::Bracketed { prefix, groups } => {
@@ -200,7 +494,7 @@ impl Renderer {
                             if k > 0 {
                                 out.push('+');
                             }
-                            atom(&p.atoms[i], vals, None, out);
+                            self.plain_atom(&p.atoms[i], vals, out);
                         }
                         out.push(']');
                     }
@@ -220,6 +514,21 @@ impl Renderer {
         }
     }
 
+    /// An atom with no suffix: its table's text when it has one (as `atom` writes it).
+    #[inline]
+    fn plain_atom<O: TextOut + ?Sized>(&self, a: &AtomPlan, vals: &[u64], out: &mut O) -> bool {
+        if let (Some(t), Some(f)) = (a.table, a.field)
+            && let Some(&piece) = self
+                .atom_tables
+                .get(t)
+                .and_then(|t| t.get(vals[f] as usize))
+        {
+            out.push_piece(&self.texts, piece);
+            return piece.shown;
+        }
+        atom(a, vals, None, out)
+    }
+
     /// Renders the word of `id` with the given field values.
     pub fn render_values(&self, codec: &Codec, id: VariantId, values: &[u64]) -> String {
         let mut d = codec
@@ -230,7 +539,31 @@ impl Renderer {
     }
 }
 
-fn guard(v: u64, out: &mut String) {
+/// Keys the values of `d`, copied into `keyed`, of the fields whose names read context bits
+/// as the names are (see [`crate::spec::Field::name_key`]); written in place, not returned,
+/// so that no copy of the array is made per word.
+fn key_values(p: &Plan, v: &Variant, d: &Decoded, keyed: &mut [u64; crate::spec::MAX_FIELDS]) {
+    for &i in &p.context {
+        keyed[i] = v.fields[i].name_key(keyed[i], d.word.0);
+    }
+    if p.opmod_mask != 0 && base_left_out(p, v, &keyed[..d.n_fields]) {
+        // The base register is not written, nor its operand modifier: a modifier
+        // that reads the modifier's bits as context reads them as 0 (SM80 LD bit 90:
+        // `LD.EF.U8 R0, [UR0]`, not `LD.???0.EF.U8`; campaign seed 11).
+        let word = d.word.0 & !p.opmod_mask;
+        for &i in &p.context {
+            if v.fields[i]
+                .context
+                .iter()
+                .any(|r| r.mask() & p.opmod_mask != 0)
+            {
+                keyed[i] = v.fields[i].name_key(d.values()[i], word);
+            }
+        }
+    }
+}
+
+fn guard<O: TextOut + ?Sized>(v: u64, out: &mut O) {
     let (reg, neg) = (v & 7, v >> 3 & 1 == 1);
     match (reg, neg) {
         (7, false) => {}
@@ -243,7 +576,7 @@ fn guard(v: u64, out: &mut String) {
     }
 }
 
-fn modifier(v: &Variant, m: &ModSource, vals: &[u64], out: &mut String) {
+fn modifier<O: TextOut + ?Sized>(v: &Variant, m: &ModSource, vals: &[u64], out: &mut O) {
     match m {
         ModSource::Title(t) => {
             out.push('.');
@@ -307,7 +640,12 @@ pub fn field_modifier_text(v: &Variant, fi: usize, val: u64) -> String {
 }
 
 /// Writes one atomic operand; returns false when nvdisasm leaves it out (PT destination).
-fn atom(a: &AtomPlan, vals: &[u64], suffix: Option<&str>, out: &mut String) -> bool {
+fn atom<O: TextOut + ?Sized>(
+    a: &AtomPlan,
+    vals: &[u64],
+    suffix: Option<&str>,
+    out: &mut O,
+) -> bool {
     let Some(fi) = a.field else {
         out.push_str(a.distilled.as_deref().unwrap_or("???"));
         return true;
@@ -366,7 +704,7 @@ fn atom(a: &AtomPlan, vals: &[u64], suffix: Option<&str>, out: &mut String) -> b
 
 /// Appends `v` in decimal (as `{v}` formats it). Up to three digits (every register number)
 /// are pushed one by one: no copy call for a string of one to three bytes.
-fn push_decimal(out: &mut String, v: u64) {
+fn push_decimal<O: TextOut + ?Sized>(out: &mut O, v: u64) {
     let digit = |d: u64| char::from(b'0' + d as u8);
     match v {
         0..10 => out.push(digit(v)),
@@ -417,7 +755,7 @@ fn decimals_print_as_format_does() {
 }
 
 /// Appends `v` in lowercase hex with `0x` (as `{v:#x}` formats it).
-fn push_hex(out: &mut String, v: u64) {
+fn push_hex<O: TextOut + ?Sized>(out: &mut O, v: u64) {
     out.push_str("0x");
     let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
     for i in (0..digits).rev() {
@@ -426,7 +764,13 @@ fn push_hex(out: &mut String, v: u64) {
     }
 }
 
-fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) -> bool {
+fn memory<O: TextOut + ?Sized>(
+    p: &Plan,
+    v: &Variant,
+    ids: &[usize],
+    vals: &[u64],
+    out: &mut O,
+) -> bool {
     let open = out.len();
     out.push('[');
     let mut printed = 0;
@@ -471,12 +815,10 @@ fn memory(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) 
         }
         if atom(a, vals, suffix.as_deref(), out) {
             let at = start + usize::from(printed > 0);
-            if out[at..].starts_with("desc[") {
+            if out.tail(at).starts_with(b"desc[") {
                 // A descriptor operand (SM80 LD bits 76 and 101, learned): nvdisasm writes it
                 // before the brackets, `desc[UR4][R2.64+0x210]`.
-                let desc = out.split_off(at);
-                out.truncate(start);
-                out.insert_str(open, &desc);
+                out.move_tail(at, start, open);
             } else {
                 printed += 1;
             }
@@ -559,7 +901,13 @@ fn base_left_out(p: &Plan, v: &Variant, vals: &[u64]) -> bool {
 /// nvdisasm never writes empty brackets: when every atom of a memory operand is left out it
 /// writes the first one by the plain rule, with its operand modifier (SM80 LD `[RZ]`,
 /// `desc[UR53][RZ.64]`; oracle/combos/check/SM80-LD.tsv).
-fn first_atom_plain(p: &Plan, v: &Variant, ids: &[usize], vals: &[u64], out: &mut String) {
+fn first_atom_plain<O: TextOut + ?Sized>(
+    p: &Plan,
+    v: &Variant,
+    ids: &[usize],
+    vals: &[u64],
+    out: &mut O,
+) {
     let Some(a) = ids.first().map(|&i| &p.atoms[i]) else {
         return;
     };
@@ -609,12 +957,48 @@ fn value_texts(v: &Variant, i: usize, text: impl Fn(&[u64]) -> String) -> Vec<St
         .collect()
 }
 
+/// What the texts of [`atom_texts`] depend on: the atom's plan but for its field's index,
+/// and the field's width and context (`None` when the atom has no field).
+fn atom_key(v: &Variant, a: &AtomPlan) -> Option<String> {
+    let f = a.field?;
+    let plan = AtomPlan {
+        field: Some(0),
+        table: None,
+        ..a.clone()
+    };
+    Some(format!(
+        "{plan:?} {} {}",
+        v.fields[f].width(),
+        v.fields[f].context.is_empty()
+    ))
+}
+
+/// What `atom` writes, with no suffix, for every value of the atom's field, and whether it
+/// writes the operand at all (`None` for an atom with no field, a field wider than
+/// [`TABLED_BITS`], or one whose names read context bits).
+fn atom_texts(v: &Variant, a: &AtomPlan) -> Option<Vec<(String, bool)>> {
+    let f = a.field?;
+    if !v.fields[f].context.is_empty() || v.fields[f].width() > TABLED_BITS {
+        return None;
+    }
+    let mut vals = vec![0u64; v.fields.len()];
+    let all = (0..1u64 << v.fields[f].width())
+        .map(|val| {
+            vals[f] = val;
+            let mut s = String::new();
+            let shown = atom(a, &vals, None, &mut s);
+            (s, shown)
+        })
+        .collect();
+    Some(all)
+}
+
 /// A modifier source with its texts worked out where the field is narrow enough.
-fn mod_piece(v: &Variant, m: ModSource) -> ModPiece {
+fn mod_piece(v: &Variant, m: ModSource, pieces: &mut Texts) -> ModPiece {
     let (ModSource::Group(i) | ModSource::Flag(i)) = m else {
         let mut s = String::new();
         modifier(v, &m, &[], &mut s);
-        return ModPiece::Fixed(s);
+        return ModPiece::Fixed(pieces.add(&s, true));
     };
     if !v.fields[i].context.is_empty() {
         // Names keyed with context bits: worked out per word.
@@ -628,7 +1012,10 @@ fn mod_piece(v: &Variant, m: ModSource) -> ModPiece {
         let mut s = String::new();
         modifier(v, &m, vals, &mut s);
         s
-    });
+    })
+    .iter()
+    .map(|t| pieces.add(t, true))
+    .collect();
     ModPiece::Field {
         source: m,
         field: i,
@@ -662,7 +1049,7 @@ fn quiet_control(v: &Variant, arch: Option<Arch>) -> Option<(u128, u128)> {
     Some((mask, value))
 }
 
-fn plan(v: &Variant, arch: Option<Arch>) -> Plan {
+fn plan(v: &Variant, arch: Option<Arch>, texts: &mut Texts) -> Plan {
     let (base, title_mods) = split_title(&v.title);
     let dist_mods = distilled_modifiers(&v.distilled);
     let dist_ops = distilled_operands(&v.distilled);
@@ -729,6 +1116,7 @@ fn plan(v: &Variant, arch: Option<Arch>) -> Plan {
                 signed_width: field
                     .filter(|&f| v.fields[f].signed)
                     .map(|f| v.fields[f].width()),
+                table: None,
             };
             if let Some(f) = field {
                 plan.names = unplain_names(&plan, f, v.fields.len(), &v.fields[f].names);
@@ -743,7 +1131,10 @@ fn plan(v: &Variant, arch: Option<Arch>) -> Plan {
             .filter(|&i| !v.fields[i].context.is_empty())
             .collect(),
         guard: v.fields.iter().position(|f| f.kind == FieldKind::Guard),
-        mods: keyed.into_iter().map(|(_, m)| mod_piece(v, m)).collect(),
+        mods: keyed
+            .into_iter()
+            .map(|(_, m)| mod_piece(v, m, texts))
+            .collect(),
         opmod_mask: v
             .fields
             .iter()

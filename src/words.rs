@@ -266,7 +266,7 @@ pub fn read_words<R: BufRead>(
 }
 
 /// Bytes [`LineBlocks`] reads at a time (a block is cut after its last full line).
-pub const BLOCK_BYTES: usize = 4 << 20;
+pub const BLOCK_BYTES: usize = 1 << 20;
 
 /// A word list read in large blocks of whole lines, for callers that parse and decode the
 /// lines of a block in parallel ([`parse_lines`]); the same lines, numbers and errors as
@@ -357,7 +357,7 @@ impl<R: std::io::Read> LineBlocks<R> {
         };
         // Whole lines longer than MAX_LINE are reported by `parse_lines`, in order; an
         // unfinished tail that long ends the input here (memory stays bounded).
-        let lines = data[..end].iter().filter(|&&b| b == b'\n').count();
+        let lines = count_newlines(&data[..end]);
         if data.len() - end > MAX_LINE {
             let head = String::from_utf8_lossy(&data[end..end + QUOTE_CHARS * 4]).into_owned();
             self.pending = Some(WordError::LineTooLong {
@@ -413,10 +413,28 @@ pub fn split_lines(block: Block<'_>, parts: usize) -> Vec<Block<'_>> {
             bytes: piece,
             first_line: line,
         });
-        line += piece.iter().filter(|&&b| b == b'\n').count();
+        line += count_newlines(piece);
         rest = tail;
     }
     out
+}
+
+/// The number of `\n` bytes in `bytes`, eight bytes at a time.
+pub fn count_newlines(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
+    let chunks = bytes.chunks_exact(8);
+    let tail = chunks.remainder().iter().filter(|&&b| b == b'\n').count();
+    let body: u32 = chunks
+        .map(|c| {
+            let x = u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])) ^ (ONES * u64::from(b'\n'));
+            // A byte of `x` is zero exactly where the input byte is `\n`: its high bit is
+            // then the only one clear after this (no carry crosses bytes).
+            (!(((x & LOW7) + LOW7) | x) & HIGH).count_ones()
+        })
+        .sum();
+    body as usize + tail
 }
 
 /// Hex digit values (0xff: not a hex digit).
@@ -449,9 +467,50 @@ fn hex_u64(digits: &[u8]) -> Option<u64> {
     (bad & 0xf0 == 0).then_some(w)
 }
 
+/// The value of 8 hex digits (first digit most significant), eight bytes at a time; `None`
+/// when a byte is not one. The same answer as [`hex_u64`].
+#[inline]
+fn hex8(digits: &[u8; 8]) -> Option<u64> {
+    const fn splat(b: u8) -> u64 {
+        u64::from_ne_bytes([b; 8])
+    }
+    let x = u64::from_le_bytes(*digits);
+    // Each byte below 0x80 (so that the sums below carry into no other byte), then in
+    // `lo..=hi`: the high bit of `b + 0x80 - lo` is set when `b >= lo`, that of
+    // `b + 0x7f - hi` when `b > hi`.
+    let within = |y: u64, lo: u8, hi: u8| {
+        y.wrapping_add(splat(0x80 - lo)) & !y.wrapping_add(splat(0x7f - hi))
+    };
+    let digit = within(x, b'0', b'9');
+    // Bit 5 cleared: `a`..`f` read as `A`..`F`.
+    let letter = within(x & splat(0xdf), b'A', b'F');
+    if x & splat(0x80) != 0 || (digit | letter) & splat(0x80) != splat(0x80) {
+        return None;
+    }
+    // Each byte's digit value: its low nibble, plus 9 for a letter (bit 6 set).
+    let n = (x & splat(0x0f)) + 9 * ((x >> 6) & splat(0x01));
+    // Byte i (digit i) to nibble 7 - i.
+    let a = ((n << 4) | (n >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let b = ((a << 8) | (a >> 16)) & 0x0000_ffff_0000_ffff;
+    Some(((b << 16) | (b >> 32)) & 0xffff_ffff)
+}
+
+/// The value of 32 hex digits, eight at a time.
+#[inline]
+fn hex32(digits: &[u8; 32]) -> Option<u128> {
+    let mut w = 0u128;
+    for chunk in digits.chunks_exact(8) {
+        w = w << 32 | u128::from(hex8(chunk.try_into().ok()?)?);
+    }
+    Some(w)
+}
+
 /// The word of a line of 1 to 32 hex digits and nothing else (the common case), else `None`.
 #[inline]
 fn plain_hex(line: &[u8]) -> Option<u128> {
+    if let Ok(all) = <&[u8; 32]>::try_from(line) {
+        return hex32(all);
+    }
     match line.len() {
         0 | 33.. => None,
         1..=16 => hex_u64(line).map(u128::from),
@@ -471,7 +530,26 @@ pub fn parse_lines(
     name: &str,
     mut word: impl FnMut(u128),
 ) -> Result<(), WordError> {
-    for (k, piece) in block.bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+    let mut rest = block.bytes;
+    let mut line = block.first_line;
+    while !rest.is_empty() {
+        // The common line first: 32 hex digits and `\n`, no search for the line's end.
+        if let Some((fast, tail)) = rest.split_first_chunk::<33>()
+            && fast[32] == b'\n'
+            && let Some(w) = plain_hex(&fast[..32])
+        {
+            word(w);
+            rest = tail;
+            line += 1;
+            continue;
+        }
+        let (piece, tail) = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => rest.split_at(i + 1),
+            None => (rest, &rest[rest.len()..]),
+        };
+        rest = tail;
+        let at = line;
+        line += 1;
         let body = piece.strip_suffix(b"\n").unwrap_or(piece);
         let full = body;
         let body = body.strip_suffix(b"\r").unwrap_or(body);
@@ -479,22 +557,21 @@ pub fn parse_lines(
             word(w);
             continue;
         }
-        let line = block.first_line + k;
         if full.len() > MAX_LINE {
             let head = String::from_utf8_lossy(&full[..QUOTE_CHARS * 4]).into_owned();
             return Err(WordError::LineTooLong {
                 name: name.to_string(),
-                line,
+                line: at,
                 head: quote(&head),
             });
         }
         let text = std::str::from_utf8(body).map_err(|e| {
-            let at = e.valid_up_to();
+            let col = e.valid_up_to();
             WordError::NotUtf8 {
                 name: name.to_string(),
-                line,
-                byte: body[at],
-                column: at + 1,
+                line: at,
+                byte: body[col],
+                column: col + 1,
             }
         })?;
         let t = text.trim();
@@ -503,7 +580,7 @@ pub fn parse_lines(
         }
         let w = parse_word(t).map_err(|e| WordError::At {
             name: name.to_string(),
-            line,
+            line: at,
             source: Box::new(e),
         })?;
         word(w);
@@ -591,6 +668,51 @@ mod tests {
                 "b".repeat(80)
             )
         );
+    }
+
+    #[test]
+    fn hex_eight_at_a_time_reads_as_one_by_one() {
+        let mut x = 11u64;
+        let alphabet = b"0123456789abcdefABCDEF/:@G`gxX \x80\xff\x00\x7f";
+        for k in 0..20_000 {
+            let mut d = [0u8; 8];
+            for b in &mut d {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Mostly hex digits, so that valid runs are common.
+                let pick = (x >> 40) as usize;
+                *b = if k % 3 == 0 {
+                    alphabet[pick % alphabet.len()]
+                } else {
+                    alphabet[pick % 22]
+                };
+            }
+            assert_eq!(hex8(&d), hex_u64(&d), "{d:?}");
+        }
+        for b in 0..=255u8 {
+            let d = [b, b'0', b'0', b'0', b'0', b'0', b'0', b'0'];
+            assert_eq!(hex8(&d), hex_u64(&d), "{b}");
+        }
+        let line = b"0123456789abcdefABCDEF0123456789";
+        assert_eq!(hex32(line), Some(0x0123456789abcdefabcdef0123456789));
+    }
+
+    #[test]
+    fn newlines_are_counted_as_one_by_one() {
+        let mut x = 7u64;
+        for len in 0..200 {
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    [b'\n', b'a', 0x8a, 0x0b, 0x09, 0xff][(x >> 60) as usize % 6]
+                })
+                .collect();
+            let want = bytes.iter().filter(|&&b| b == b'\n').count();
+            assert_eq!(count_newlines(&bytes), want, "{bytes:?}");
+        }
     }
 
     #[test]

@@ -113,6 +113,25 @@ pub struct Decoded {
 }
 
 impl Decoded {
+    /// A decoded word of no variant and no field (all zero), to decode into
+    /// ([`Codec::decode_into`]).
+    pub const EMPTY: Decoded = Decoded {
+        word: Word(0),
+        id: VariantId {
+            table: 0,
+            variant: 0,
+        },
+        values: [0; MAX_FIELDS],
+        n_fields: 0,
+        undescribed_set: 0,
+        others: [VariantId {
+            table: 0,
+            variant: 0,
+        }; MAX_OTHERS],
+        n_others: 0,
+        n_matches: 0,
+    };
+
     /// Field values as a slice.
     pub fn values(&self) -> &[u64] {
         &self.values[..self.n_fields]
@@ -257,6 +276,43 @@ impl Codec {
         self.decoded(id, word, others, kept - 1, n)
     }
 
+    /// Decodes `word` on `arch` into `out`, as [`Codec::decode`] does, without building and
+    /// moving a new [`Decoded`] (the bulk paths keep one and reuse it); false, leaving `out`
+    /// unspecified, when no variant matches. Field values past the variant's are zero when
+    /// they were zero in `out` past its previous `n_fields`.
+    #[inline]
+    pub fn decode_into(&self, arch: Arch, word: Word, out: &mut Decoded) -> bool {
+        let Some(idx) = self.arch_index(arch) else {
+            return false;
+        };
+        let mut found = [VariantId::default(); MAX_OTHERS + 1];
+        let n = idx.matches(word.0, &mut found);
+        if n == 0 {
+            return false;
+        }
+        let kept = n.min(MAX_OTHERS + 1);
+        let id = found[0];
+        let n_fields = self.layouts.n_fields(id);
+        if n_fields > MAX_FIELDS {
+            return false;
+        }
+        // Unused slots hold the variant itself, as in `decode`.
+        for slot in &mut found[kept..] {
+            *slot = id;
+        }
+        out.others.copy_from_slice(&found[1..]);
+        let used = out.n_fields.clamp(n_fields, MAX_FIELDS);
+        out.values[..used].fill(0);
+        out.word = word;
+        out.id = id;
+        out.n_fields = n_fields;
+        out.undescribed_set = word.0 & self.layouts.undescribed(id);
+        out.n_others = kept - 1;
+        out.n_matches = n;
+        self.layouts.read(id, word.0, &mut out.values);
+        true
+    }
+
     /// Decodes `word` as variant `id` whether or not its fixed bits match (`None` if the
     /// variant has more than [`MAX_FIELDS`] fields).
     pub fn decode_as(&self, id: VariantId, word: Word) -> Option<Decoded> {
@@ -275,8 +331,11 @@ impl Codec {
         n_matches: usize,
     ) -> Option<Decoded> {
         let n_fields = self.layouts.n_fields(id);
-        // One `Option` built in place and returned on every path: no copy of the ~450 bytes.
-        let mut out = (n_fields <= MAX_FIELDS).then_some(Decoded {
+        if n_fields > MAX_FIELDS {
+            return None;
+        }
+        // The `Option` built in place and returned: no copy of the ~450 bytes.
+        let mut out = Some(Decoded {
             word,
             id,
             values: [0; MAX_FIELDS],
@@ -362,4 +421,34 @@ pub fn field_group<'a>(v: &'a Variant, f: &Field) -> Option<&'a crate::spec::Mod
 pub fn modifier_name<'a>(v: &'a Variant, f: &Field, value: u64) -> Option<&'a ModifierName> {
     let g = field_group(v, f)?;
     g.lookup(u32::try_from(value).ok()?).map(|r| &r.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_into_a_reused_struct_is_decode() {
+        let codec = Codec::new(crate::spec::bundled_tables().unwrap()).unwrap();
+        let mut rng = SplitMix64(9);
+        let mut into = Decoded::EMPTY;
+        for &arch in codec.arch_list() {
+            for k in 0..20_000 {
+                // Half the words from a variant's fixed bits, so that most of them match.
+                let id = codec.id_list()[k % codec.id_list().len()];
+                let v = codec.variant(id);
+                let noise = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+                let w = if k % 2 == 0 {
+                    (noise & !v.fixed_mask) | v.fixed_value
+                } else {
+                    noise
+                };
+                let want = codec.decode(arch, Word(w));
+                assert_eq!(codec.decode_into(arch, Word(w), &mut into), want.is_some());
+                if let Some(want) = want {
+                    assert_eq!(format!("{into:?}"), format!("{want:?}"));
+                }
+            }
+        }
+    }
 }
