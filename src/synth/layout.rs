@@ -150,7 +150,12 @@ pub fn build(
     let smask = sched.mask();
     for (i, (_, bits)) in sched.fields.iter().enumerate() {
         for &b in bits {
-            keys[b as usize] = Some(Key::Sched(i));
+            if roles[b as usize] == Role::Fixed {
+                // Every base's form needs this scheduling bit at its value.
+                cells[b as usize] = Cell::Fixed(base >> b & 1 == 1);
+            } else {
+                keys[b as usize] = Some(Key::Sched(i));
+            }
         }
     }
     // Modifier runs, cut into pieces.
