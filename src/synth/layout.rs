@@ -9,7 +9,9 @@
 //!   field `modi K` (runs of modifier bits cut into pieces of at most `max_group_bits`);
 //!   the same role in two places is one field written twice (the format's split label);
 //! - the scheduling fields are laid out where the bundled tables lay them out
-//!   ([`SchedLayout`]), whatever the flips say (a disagreement is a note).
+//!   ([`SchedLayout`]), whatever the flips say (a disagreement is a note), except a bit
+//!   whose role is [`Role::Fixed`] (every base's flip of it is refused as another form): it
+//!   is a fixed bit at the base's value.
 
 use super::probe::Role;
 
