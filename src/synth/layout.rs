@@ -383,17 +383,27 @@ mod tests {
         for r in roles.iter_mut().take(40).skip(32) {
             *r = Role::Modifier;
         }
+        // The stall bits' flips do nothing; every flip of the read barrier's is refused.
+        for r in roles.iter_mut().take(109).skip(105) {
+            *r = Role::Nothing;
+        }
         let sched = SchedLayout {
-            fields: vec![("stall".into(), vec![105, 106, 107, 108])],
+            fields: vec![
+                ("stall".into(), vec![105, 106, 107, 108]),
+                ("r-bar".into(), vec![110, 111, 112]),
+            ],
         };
-        let l = build(&roles, 1, &[1], &sched, 6);
+        let base = 1 | 0b111u128 << 110;
+        let l = build(&roles, base, &[base], &sched, 6);
         assert_eq!(
             l.labels,
             vec!["pred", "operand 0", "modi 1", "modi 2", "stall"]
         );
         assert_eq!(l.groups[0].bits, (32..38).collect::<Vec<u8>>());
         assert_eq!(l.groups[1].bits, vec![38, 39]);
-        assert_eq!(l.fixed_word(), 1);
+        // The read barrier is written as fixed bits at the base's value (7).
+        assert_eq!(l.fixed_word(), base);
+        assert_eq!(l.fixed_mask() >> 110 & 0b111, 0b111);
         assert_eq!(l.field_bits(4), vec![105, 106, 107, 108]);
     }
 }
