@@ -130,3 +130,64 @@ fn offline_without_an_answer_names_the_word() {
         "{err}"
     );
 }
+
+/// RET and EXIT from tests/data/synth/SM90-RET-EXIT.tsv (`synth --arch SM90 --mnemonic RET
+/// --mnemonic EXIT --record-used FILE`, nvdisasm 13.5.37).
+fn synthesise_ret_exit() -> synth::Outcome {
+    let arch: Arch = "SM90".parse().unwrap();
+    let rec = read_entries("tests/data/synth/SM90-RET-EXIT.tsv").unwrap();
+    let recorded: HashSet<u128> = rec.iter().map(|e| e.word).collect();
+    let words: Vec<u128> = synth::corpus_words(&[PathBuf::from("corpus/synth/sm90")], arch)
+        .unwrap()
+        .into_iter()
+        .filter(|w| recorded.contains(w))
+        .collect();
+    let mut answers = Answers::new(arch, rec, None);
+    let mut opts = Options::new(arch);
+    opts.mnemonics = vec!["RET".into(), "EXIT".into()];
+    synth::synthesize(&words, &mut answers, &opts).unwrap()
+}
+
+#[test]
+fn ret_target_is_an_operand_of_its_own_and_exit_barriers_are_fixed() {
+    let out = synthesise_ret_exit();
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    let names: Vec<&str> = out.tables.iter().map(|t| t.mnemonic.as_str()).collect();
+    assert_eq!(names, ["EXIT", "RET"]);
+
+    // RET prints `RET.REL.NODEC R2 -0x1400`: the register and the target (no comma between
+    // them) are two operands, so the target is no 65-bit field holding the register too.
+    let t = parse_table("RET.txt", &out.tables[1].text).unwrap();
+    assert_eq!(t.variants.len(), 1);
+    let v = &t.variants[0];
+    assert_eq!(v.signature.text, "R,I");
+    assert_eq!(v.key, "RET_R_I");
+    assert_eq!(bits(v, "operand 0"), [(24, 31)]);
+    // The target: bits 16-23 (its low byte) and 34-81, written as one field in two runs.
+    assert_eq!(
+        bits(v, "operand 1")
+            .iter()
+            .map(|(lo, hi)| (hi - lo + 1) as u32)
+            .sum::<u32>(),
+        8 + 48
+    );
+    assert_eq!(bits(v, "operand 1")[0], (16, 23));
+    assert_eq!(v.distilled, "@P0 RET.REL R0 0x10;");
+
+    // EXIT: nvdisasm refuses any read or write barrier but 7 (bits 110-115 all set), on every
+    // base: those scheduling bits are fixed, and the fixed word is legal.
+    let exit = &out.tables[0];
+    assert!(exit.variants[0].fixed_legal);
+    let t = parse_table("EXIT.txt", &exit.text).unwrap();
+    let v = &t.variants[0];
+    let barriers: u128 = 0x3f << 110;
+    assert_eq!(v.fixed_mask & barriers, barriers);
+    assert_eq!(v.fixed_value & barriers, barriers);
+    assert!(
+        v.fields
+            .iter()
+            .all(|f| f.label != "r-bar" && f.label != "w-bar")
+    );
+    assert_eq!(bits(v, "stall"), [(105, 108)]);
+    assert_eq!(v.distilled, "@P0 EXIT;");
+}

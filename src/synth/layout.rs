@@ -9,7 +9,9 @@
 //!   field `modi K` (runs of modifier bits cut into pieces of at most `max_group_bits`);
 //!   the same role in two places is one field written twice (the format's split label);
 //! - the scheduling fields are laid out where the bundled tables lay them out
-//!   ([`SchedLayout`]), whatever the flips say (a disagreement is a note).
+//!   ([`SchedLayout`]), whatever the flips say (a disagreement is a note), except a bit
+//!   whose role is [`Role::Fixed`] (every base's flip of it is refused as another form): it
+//!   is a fixed bit at the base's value.
 
 use super::probe::Role;
 
@@ -150,7 +152,12 @@ pub fn build(
     let smask = sched.mask();
     for (i, (_, bits)) in sched.fields.iter().enumerate() {
         for &b in bits {
-            keys[b as usize] = Some(Key::Sched(i));
+            if roles[b as usize] == Role::Fixed {
+                // Every base's form needs this scheduling bit at its value.
+                cells[b as usize] = Cell::Fixed(base >> b & 1 == 1);
+            } else {
+                keys[b as usize] = Some(Key::Sched(i));
+            }
         }
     }
     // Modifier runs, cut into pieces.
@@ -376,17 +383,27 @@ mod tests {
         for r in roles.iter_mut().take(40).skip(32) {
             *r = Role::Modifier;
         }
+        // The stall bits' flips do nothing; every flip of the read barrier's is refused.
+        for r in roles.iter_mut().take(109).skip(105) {
+            *r = Role::Nothing;
+        }
         let sched = SchedLayout {
-            fields: vec![("stall".into(), vec![105, 106, 107, 108])],
+            fields: vec![
+                ("stall".into(), vec![105, 106, 107, 108]),
+                ("r-bar".into(), vec![110, 111, 112]),
+            ],
         };
-        let l = build(&roles, 1, &[1], &sched, 6);
+        let base = 1 | 0b111u128 << 110;
+        let l = build(&roles, base, &[base], &sched, 6);
         assert_eq!(
             l.labels,
             vec!["pred", "operand 0", "modi 1", "modi 2", "stall"]
         );
         assert_eq!(l.groups[0].bits, (32..38).collect::<Vec<u8>>());
         assert_eq!(l.groups[1].bits, vec![38, 39]);
-        assert_eq!(l.fixed_word(), 1);
+        // The read barrier is written as fixed bits at the base's value (7).
+        assert_eq!(l.fixed_word(), base);
+        assert_eq!(l.fixed_mask() >> 110 & 0b111, 0b111);
         assert_eq!(l.field_bits(4), vec![105, 106, 107, 108]);
     }
 }

@@ -336,6 +336,16 @@ fn round(
         let roles: Vec<Role> = (0..128)
             .map(|b| {
                 let fl: Vec<Flip> = per_base.iter().map(|f| f[b].clone()).collect();
+                if smask >> b & 1 == 1 {
+                    // A scheduling bit every base's form needs at its value (nvdisasm refuses
+                    // any other: a branch's read and write barriers) is a fixed bit; any
+                    // other scheduling bit is the scheduling field's.
+                    return if fl.iter().all(Flip::is_form) {
+                        Role::Fixed
+                    } else {
+                        Role::Nothing
+                    };
+                }
                 probe::role(&fl)
             })
             .collect();

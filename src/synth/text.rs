@@ -156,10 +156,15 @@ pub fn parse(text: &str) -> Option<Parsed> {
     })
 }
 
-/// Splits at the commas outside brackets; `None` when brackets do not balance.
+/// Splits at the commas outside brackets, and at a space outside brackets between two
+/// operands nvdisasm writes without a comma (a register and a relative target:
+/// `RET.REL.NODEC R2 -0x1400`, `BRX R4 -0x900`, `CALL.ABS P0, R128 0x2c`); a space before a
+/// comma or a bracket (`+INF , PT`, `c[0x0] [0x10]`) or after a comma cuts nothing. `None`
+/// when brackets do not balance.
 fn split_operands(ops: &str) -> Option<Vec<&str>> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0usize);
+    let bytes = ops.as_bytes();
     for (i, c) in ops.char_indices() {
         match c {
             '[' => depth += 1,
@@ -172,6 +177,18 @@ fn split_operands(ops: &str) -> Option<Vec<&str>> {
             ',' if depth == 0 => {
                 out.push(ops[start..i].trim());
                 start = i + 1;
+            }
+            ' ' if depth == 0 => {
+                let before = ops[start..i].trim_end();
+                let after = ops[i..].trim_start();
+                let joins = before.is_empty()
+                    || bytes.get(i + 1) == Some(&b' ')
+                    || after.is_empty()
+                    || after.starts_with([',', '[', ']']);
+                if !joins {
+                    out.push(before.trim());
+                    start = i + 1;
+                }
             }
             _ => {}
         }
@@ -215,7 +232,9 @@ fn parse_operand(o: &str) -> Option<Operand> {
                 .map(parse_atom)
                 .collect(),
         );
-        rest = &inner[close + 1..];
+        // nvdisasm writes some constant operands with a space between the brackets
+        // (`c[0x0] [0x0]`): the same two groups.
+        rest = inner[close + 1..].trim_start();
     }
     if !rest.trim().is_empty() {
         // Text after the last bracket (`c[0x0][0x10].H1`): one atom, as written.
@@ -330,6 +349,22 @@ mod tests {
         assert_eq!(p.signature(), "R,R,R,F,F");
         assert_eq!(p.atoms()[4].core, "-INF");
         assert_eq!(parse("EXIT ;").unwrap().signature(), "");
+        // A register and a relative target without a comma are two operands.
+        let p = parse("RET.REL.NODEC R2 -0x1400 ;").unwrap();
+        assert_eq!(p.signature(), "R,I");
+        assert_eq!(
+            (p.atoms()[1].core.as_str(), p.atoms()[1].deco.as_str()),
+            ("0x1400", "-:")
+        );
+        assert_eq!(
+            parse("@!P1 CALL.ABS P0, R128 0x2c ;").unwrap().signature(),
+            "P,R,I"
+        );
+        // A space before a comma or between brackets joins.
+        let p = parse("FSETP.GTU.AND P0, PT, |R2|, +INF , PT ;").unwrap();
+        assert_eq!(p.signature(), "P,P,R,F,P");
+        let p = parse("HSETP2.NEU.AND P2, PT, R11.H0_H0, c[0x0] [0x0], PT ;").unwrap();
+        assert_eq!(p.signature(), "P,P,R,c[I][I],P");
         assert!(parse("").is_none());
         assert!(parse("X R0, [R1").is_none());
     }
