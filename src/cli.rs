@@ -1672,6 +1672,7 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         let mut reading = reading;
         let ps =
             sass_conform::reading::printer::learn_printers(&mut reading, &mut model, &entries)?;
+        model.relearn_recognizers(&Codec::new(reading.clone())?, &entries);
         eprintln!(
             "printers: {} of {} variants read by a learned printer; {} of {} legal answers learned from reproduced",
             ps.kept, ps.variants, ps.reproduced, ps.answers

@@ -106,6 +106,38 @@ impl Model {
         }
     }
 
+    /// Learns each variant's recognizer again from the words [`Model::choose`] gives it, once
+    /// the preference and choosers are learned: legality is judged with the chosen variant's
+    /// recognizer ([`Model::legality`]), so it must have learned from the words it will be
+    /// asked about. (SM103 BRA pages: once `BRA_UR_I`, a `BRA_P_UR_I` with the predicate at
+    /// `PT`, reads its words best and is preferred, the words nvdisasm refuses for a
+    /// scoreboard barrier go to it, and its recognizer had never seen one.) A variant that
+    /// gets no words keeps none; the constraint tables, per table, stay.
+    pub fn relearn_recognizers(&mut self, codec: &Codec, entries: &[Entry]) {
+        let mut per_variant: Vec<Vec<Vec<(u128, &Answer)>>> = codec
+            .tables
+            .iter()
+            .map(|t| vec![Vec::new(); t.variants.len()])
+            .collect();
+        for e in entries {
+            let Some(d) = codec.decode(e.arch, crate::codec::Word(e.word)) else {
+                continue;
+            };
+            let d = self.choose(codec, d);
+            per_variant[d.id.table as usize][d.id.variant as usize].push((e.word, &e.answer));
+        }
+        for (tm, answers) in self.tables.iter_mut().zip(&per_variant) {
+            tm.variants = answers
+                .iter()
+                .map(|a| {
+                    let mut r = learn_recognizer(a)?;
+                    r.learn_accepted(a, &tm.constraints);
+                    Some(r)
+                })
+                .collect();
+        }
+    }
+
     /// The variant nvdisasm reads the word as: of the variants whose fixed bits match (the
     /// decoded one and its `others`), the first in the table's learned preference.
     pub fn choose(&self, codec: &Codec, d: Decoded) -> Decoded {

@@ -336,7 +336,9 @@ const MAX_FORM_BITS: u32 = 4;
 const MAX_FORM_DEPTH: u32 = 3;
 
 /// Form bits: small groups whose span in the base text holds the spans of at least two other
-/// groups (the group rewrites a stretch where other fields print).
+/// groups (the group rewrites a stretch where other fields print). A group over the very
+/// span of the others is no form: it prints in their slot (the sign bit of a branch target
+/// whose other bits two fields hold, `0x10` against `-0xfffffffffffff0`).
 fn form_mask(spans: &[Span]) -> u128 {
     let mut found: Vec<(usize, u128)> = spans
         .iter()
@@ -346,6 +348,7 @@ fn form_mask(spans: &[Span]) -> u128 {
                 .iter()
                 .filter(|o| {
                     o.mask != s.mask
+                        && (o.start, o.end) != (s.start, s.end)
                         && s.start <= o.start
                         && o.end <= s.end
                         && (o.end > o.start || (s.start < o.start && o.start < s.end))
@@ -546,7 +549,7 @@ fn split_groups(
         }
         // Each bit's reach, from the answers that differ from the base in that bit only.
         let mut reach: BTreeMap<(usize, usize), u128> = BTreeMap::new();
-        let mut unseen = 0u128;
+        let (mut unseen, mut silent) = (0u128, 0u128);
         let mut m = g;
         while m != 0 {
             let bit = m & m.wrapping_neg();
@@ -554,15 +557,29 @@ fn split_groups(
             let hit = samples
                 .iter()
                 .find(|(w, _)| (w ^ base.0) & !fixed_mask == bit)
-                .and_then(|(_, t)| hull(t0, &tokens(t)));
+                .map(|(_, t)| hull(t0, &tokens(t)));
             match hit {
-                Some((a0, a1, _, _)) => *reach.entry((a0, a1)).or_default() |= bit,
+                Some(Some((a0, a1, _, _))) => *reach.entry((a0, a1)).or_default() |= bit,
+                Some(None) => silent |= bit,
                 None => unseen |= bit,
             }
         }
+        // A few bits whose reach holds another's and more are a part of their own, a form
+        // bit for [`form_mask`]: SM103 RET's `.ABS` bit rewrites the modifier and the target
+        // the other bits of its field print (`RET.REL R0 0x10`, `RET.ABS R0 0x0`).
+        let holds = |r: &(usize, usize), bits: u128| {
+            bits.count_ones() <= 3
+                && reach
+                    .keys()
+                    .any(|o| o != r && o.0 < o.1 && r.0 <= o.0 && o.1 <= r.1)
+        };
+        let (wide, narrow): (Vec<_>, Vec<_>) = reach
+            .iter()
+            .map(|(r, b)| (*r, *b))
+            .partition(|(r, b)| holds(r, *b));
         // Bits whose reaches overlap stay together; bits never seen alone stay with the last.
         let mut parts: Vec<((usize, usize), u128)> = Vec::new();
-        for ((a0, a1), bits) in reach {
+        for ((a0, a1), bits) in narrow {
             // An insertion next to a part's reach meets it too: a guard's `!` (bit 15) goes
             // right before the predicate its other bits name, and `@PT` drops both.
             let meets = |p: &(usize, usize)| {
@@ -577,6 +594,23 @@ fn split_groups(
                 }
                 None => parts.push(((a0, a1), bits)),
             }
+        }
+        if !parts.is_empty() {
+            // First, so that bits never seen alone go with the last of the others.
+            parts.splice(0..0, wide);
+        } else if let Some(all) = wide.iter().map(|(_, b)| *b).reduce(|a, b| a | b) {
+            parts.push(((0, 0), all));
+        }
+        // Bits that print nothing at the base (flipped alone, the text stays) are a group of
+        // their own where the others print at two places or more: a page's wide field drawn
+        // over a predicate, a modifier and unused bits. Where the others print at one place,
+        // a silent bit stays with them: a value that prints like the base's (SM103 F2F's type
+        // bits; measured: splitting those too loses 60 of F2F's 405 check-split texts).
+        if parts.len() >= 2 && silent != 0 {
+            let n = parts.len();
+            parts[n - 1].1 |= unseen;
+            unseen = 0;
+            parts.push(((usize::MAX, usize::MAX), silent));
         }
         if parts.len() <= 1 {
             out.push(g);
@@ -1927,19 +1961,23 @@ fn common_tokens(a: &str, b: &str) -> usize {
         .count()
 }
 
-/// The variant each answer is given to: the only one, else the one whose text (by this
-/// reading) equals nvdisasm's, else the closest; ties go to the model's choice.
+/// The variants each answer is given to: the only one, else the one whose text (by this
+/// reading) equals nvdisasm's, else the closest. Where several are closest and none is
+/// right, each of them learns from the answer: SM103 BRA's `BRA_UR_I` is `BRA_P_UR_I` with
+/// the predicate operand fixed at `PT` (which nvdisasm leaves out), and neither reading is
+/// right before printers are learned; given to one of them only, the other never sees its
+/// own words.
 fn attribute<'a>(
     codec: &crate::codec::Codec,
     renderer: &crate::render::Renderer,
     obs: &[Obs<'a>],
 ) -> HashMap<(u16, u16), Vec<Sample<'a>>> {
     use rayon::prelude::*;
-    let picks: Vec<crate::codec::VariantId> = obs
+    let picks: Vec<Vec<crate::codec::VariantId>> = obs
         .par_iter()
         .map(|o| {
             if o.cands.len() == 1 {
-                return o.cands[0];
+                return vec![o.cands[0]];
             }
             let score = |id: crate::codec::VariantId| -> usize {
                 codec
@@ -1955,21 +1993,31 @@ fn attribute<'a>(
             };
             let mut best = o.cands[0];
             let mut best_score = score(best);
+            let mut tied = vec![best];
             for &id in &o.cands[1..] {
                 let s = score(id);
                 if s > best_score {
                     best = id;
                     best_score = s;
+                    tied = vec![id];
+                } else if s == best_score {
+                    tied.push(id);
                 }
             }
-            best
+            if best_score < usize::MAX {
+                tied
+            } else {
+                vec![best]
+            }
         })
         .collect();
     let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
-    for (o, id) in obs.iter().zip(picks) {
-        per.entry((id.table, id.variant))
-            .or_default()
-            .push((o.word, o.text));
+    for (o, ids) in obs.iter().zip(picks) {
+        for id in ids {
+            per.entry((id.table, id.variant))
+                .or_default()
+                .push((o.word, o.text));
+        }
     }
     per
 }
@@ -2304,6 +2352,10 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     // Sweeps around the base answer itself, where it is not the table's fixed word (on an
     // arch where the fixed word is illegal, no recorded sweep went around a legal word).
     if base.0 & !v.fixed_mask != 0 {
+        // Each free bit flipped alone: a group whose value at the base is not 0 (a wide field
+        // a page draws over a predicate and a modifier) is split by what each bit rewrites
+        // ([`split_groups`] reads the answers one bit away from the base).
+        out.extend(bits_of(!v.fixed_mask).map(|b| base.0 ^ b));
         for &g in &groups {
             out.extend(
                 group_values(g)
