@@ -20,7 +20,8 @@
 //! taken from the word, not from the table's labels.
 
 pub use crate::spec::printer::{Key, NumberRule, Printer, Slot, deposit, pext};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Longest slot text, in tokens, the cutting of an answer considers.
 const MAX_SLOT_TOKENS: usize = 24;
@@ -191,9 +192,10 @@ fn learn_at(
             .map_or(skel.len(), |p| if after.1 { p + 1 } else { p });
         skel.insert(at, Elem::Slot(k));
     }
-    let cut: Vec<(u128, Vec<String>)> = samples
+    let cutter = Cutter::new(&skel, &slots, cutting);
+    let cut: Vec<(u128, Vec<&str>)> = samples
         .iter()
-        .filter_map(|&(w, t)| cut_sample(&skel, &slots, t, cutting).map(|c| (w, c)))
+        .filter_map(|&(w, t)| cut_sample(&cutter, t).map(|c| (w, c)))
         .collect();
     if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
         eprintln!("  skeleton {:?}", skel);
@@ -208,8 +210,7 @@ fn learn_at(
         match e {
             Elem::Anchor(t) => push_fixed(&mut out, t),
             Elem::Slot(si) => {
-                let texts: Vec<(u128, &str)> =
-                    cut.iter().map(|(w, c)| (*w, c[slot_no].as_str())).collect();
+                let texts: Vec<(u128, &str)> = cut.iter().map(|(w, c)| (*w, c[slot_no])).collect();
                 slot_no += 1;
                 out.push(fit_slot(slots[*si].mask, &texts, &all_bits, base.0));
             }
@@ -418,7 +419,7 @@ fn leaf_slots(p: &mut Printer) -> Vec<&mut Slot> {
 /// the same bits printed, where no two forms print a value differently (then the bits mean
 /// the same in every form).
 fn share_slots(p: &mut Printer) {
-    let mut union: HashMap<u128, Option<BTreeMap<u128, String>>> = HashMap::new();
+    let mut union: HashMap<u128, Option<BTreeMap<u128, String>>> = HashMap::default();
     for slot in leaf_slots(p) {
         if slot.mask == 0 {
             continue;
@@ -488,7 +489,7 @@ fn group_spans(
     let mut out = Vec::new();
     for &g in groups {
         let mut span: Option<(usize, usize)> = None;
-        let mut vocab = HashSet::new();
+        let mut vocab = HashSet::default();
         let mut diffs: Vec<(usize, usize, usize, usize, Vec<&str>)> = Vec::new();
         let mut alone = Vec::new();
         for (si, &(w, t)) in samples.iter().enumerate() {
@@ -622,8 +623,14 @@ struct SlotSpan {
 /// A text with every number replaced by `#` (`R48.reuse` -> `R#.reuse`, `+-0x1f` -> `+-0x#`,
 /// `1.5e+10` -> `#.#e+#`): texts of one shape print the same kind of value.
 fn shape(t: &str) -> String {
-    let b = t.as_bytes();
     let mut out = String::with_capacity(t.len());
+    shape_into(t, &mut out);
+    out
+}
+
+/// [`shape`], appended to `out`.
+fn shape_into(t: &str, out: &mut String) {
+    let b = t.as_bytes();
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'0' && i + 2 < b.len() && b[i + 1] == b'x' && b[i + 2].is_ascii_hexdigit() {
@@ -642,7 +649,6 @@ fn shape(t: &str) -> String {
             i += 1;
         }
     }
-    out
 }
 
 fn overlaps(a: &SlotSpan, b: &Span) -> bool {
@@ -676,7 +682,7 @@ fn merge_spans(spans: Vec<Span>) -> Vec<SlotSpan> {
             start: sp.start,
             end: sp.end,
             vocab: sp.vocab,
-            shapes: HashSet::new(),
+            shapes: HashSet::default(),
         };
         for &i in hits.iter().rev() {
             let s = slots.remove(i);
@@ -799,7 +805,7 @@ fn adds_up(
             .then(|| t1[lo..t1.len() - tail].concat())
     };
     let (left, right) = (t0[lo..mid].concat(), t0[mid..hi].concat());
-    let mut alone: HashMap<u128, String> = HashMap::new();
+    let mut alone: HashMap<u128, String> = HashMap::default();
     let mut joint: Vec<(u128, String)> = Vec::new();
     for (w, t) in samples {
         let d = (w ^ base) & !fixed_mask;
@@ -844,7 +850,7 @@ fn slot_vocab(
     t0: &[&str],
 ) {
     for s in slots.iter_mut() {
-        let mut vocab: HashSet<String> = HashSet::new();
+        let mut vocab: HashSet<String> = HashSet::default();
         vocab.insert(t0[s.start..s.end].concat());
         let tail = t0.len() - s.end;
         let mut add = |t: &str| {
@@ -919,7 +925,8 @@ fn pair_slots(
             Elem::Anchor(_) => None,
         })
         .collect();
-    let place = |g: u128| pair_place(g, samples, &by_word, (skel, slots, &slot_of), cutting);
+    let cutter = Cutter::new(skel, slots, cutting);
+    let place = |g: u128| pair_place(g, samples, &by_word, (&cutter, &slot_of));
     let mut out = Vec::new();
     for &g in missing {
         // Bit by bit first: a reuse field whose bits are refused alone (SM103 FADD, bits
@@ -992,10 +999,9 @@ fn pair_place(
     m: u128,
     samples: &[Sample],
     by_word: &HashMap<u128, &str>,
-    (skel, slots, slot_of): (&[Elem], &[SlotSpan], &[usize]),
-    cutting: Cutting,
+    (cutter, slot_of): (&Cutter, &[usize]),
 ) -> Option<((usize, bool), HashMap<String, usize>)> {
-    let mut votes: HashMap<(usize, bool), HashMap<String, usize>> = HashMap::new();
+    let mut votes: HashMap<(usize, bool), HashMap<String, usize>> = HashMap::default();
     let mut tried = 0;
     for &(w, t) in samples {
         if w & m == 0 || tried >= 64 {
@@ -1008,22 +1014,16 @@ fn pair_place(
             continue;
         }
         tried += 1;
-        let (Some(c1), Some(c2)) = (
-            cut_sample(skel, slots, t, cutting),
-            cut_sample(skel, slots, t2, cutting),
-        ) else {
+        let (Some(c1), Some(c2)) = (cut_sample(cutter, t), cut_sample(cutter, t2)) else {
             continue;
         };
         let differ: Vec<usize> = (0..c1.len()).filter(|&i| c1[i] != c2[i]).collect();
         let [i] = differ[..] else { continue };
-        let (with, without) = (&c1[i], &c2[i]);
-        let vote = if let Some(suf) = with
-            .strip_prefix(without.as_str())
-            .filter(|x| !x.is_empty())
-        {
+        let (with, without) = (c1[i], c2[i]);
+        let vote = if let Some(suf) = with.strip_prefix(without).filter(|x| !x.is_empty()) {
             Some(((slot_of[i], true), suf))
         } else {
-            with.strip_suffix(without.as_str())
+            with.strip_suffix(without)
                 .filter(|x| !x.is_empty())
                 .map(|pre| ((slot_of[i], false), pre))
         };
@@ -1068,7 +1068,7 @@ fn order_gaps(skel: &mut [Elem], slots: &[SlotSpan], samples: &[Sample]) {
 }
 
 fn vote_order(ids: &[usize], slots: &[SlotSpan], samples: &[Sample]) -> Vec<usize> {
-    let mut votes: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut votes: HashMap<(usize, usize), usize> = HashMap::default();
     let find = |k: usize, t: &str| -> Option<usize> {
         slots[ids[k]]
             .vocab
@@ -1095,51 +1095,106 @@ fn vote_order(ids: &[usize], slots: &[SlotSpan], samples: &[Sample]) -> Vec<usiz
         .collect()
 }
 
+/// The skeleton and slots an answer is cut against, with what [`cut_sample`] asks of each
+/// slot worked out once: the longest text and shape it knows (a longer candidate text is
+/// known to be neither, without a lookup).
+struct Cutter<'s> {
+    skel: &'s [Elem],
+    /// Per skeleton element: for a slot, its texts, their shapes and the longest of each.
+    known: Vec<Option<SlotKnown<'s>>>,
+    cutting: Cutting,
+}
+
+/// A slot's known texts and shapes ([`Cutter`]).
+struct SlotKnown<'s> {
+    vocab: &'s HashSet<String>,
+    shapes: &'s HashSet<String>,
+    vocab_max: usize,
+    shapes_max: usize,
+}
+
+impl<'s> Cutter<'s> {
+    fn new(skel: &'s [Elem], slots: &'s [SlotSpan], cutting: Cutting) -> Self {
+        let known = skel
+            .iter()
+            .map(|e| match e {
+                Elem::Anchor(_) => None,
+                Elem::Slot(k) => {
+                    let s = &slots[*k];
+                    Some(SlotKnown {
+                        vocab: &s.vocab,
+                        shapes: &s.shapes,
+                        vocab_max: s.vocab.iter().map(String::len).max().unwrap_or(0),
+                        shapes_max: s.shapes.iter().map(String::len).max().unwrap_or(0),
+                    })
+                }
+            })
+            .collect();
+        Cutter {
+            skel,
+            known,
+            cutting,
+        }
+    }
+}
+
 /// Cuts one answer into the texts of the skeleton's slots (in skeleton order): anchors must
 /// match; among the cuts, the one with most slot texts seen alone wins. `None` when no cut
-/// matches the anchors.
-fn cut_sample(
-    skel: &[Elem],
-    slots: &[SlotSpan],
-    text: &str,
-    cutting: Cutting,
-) -> Option<Vec<String>> {
+/// matches the anchors. Each slot text is a piece of `text` (its tokens are).
+fn cut_sample<'t>(cutter: &Cutter, text: &'t str) -> Option<Vec<&'t str>> {
     let toks = tokens(text);
     let n = toks.len();
+    let skel = cutter.skel;
     let e = skel.len();
+    // Byte offset of each token in `text` (tokens cover it end to end), and of each token's
+    // shape in the shape of the whole text: the shape of a run of tokens is the run of their
+    // shapes (a number never spans two tokens).
+    let mut at = Vec::with_capacity(n + 1);
+    let mut shaped = String::new();
+    let mut shape_at = Vec::with_capacity(n + 1);
+    let mut off = 0;
+    for t in &toks {
+        at.push(off);
+        shape_at.push(shaped.len());
+        off += t.len();
+        if cutter.cutting == Cutting::SlotTexts {
+            shape_into(t, &mut shaped);
+        }
+    }
+    at.push(off);
+    shape_at.push(shaped.len());
     const INF: u32 = u32::MAX / 2;
-    // best[i][p]: least cost to match skel[i..] against toks[p..]; choice for the path.
-    let mut best = vec![vec![INF; n + 1]; e + 1];
-    let mut choice = vec![vec![0usize; n + 1]; e + 1];
-    best[e][n] = 0;
+    // best[i * w + p]: least cost to match skel[i..] against toks[p..]; choice for the path.
+    let w = n + 1;
+    let mut best = vec![INF; (e + 1) * w];
+    let mut choice = vec![0usize; (e + 1) * w];
+    best[e * w + n] = 0;
     for i in (0..e).rev() {
         for p in (0..=n).rev() {
-            match &skel[i] {
-                Elem::Anchor(a) => {
-                    if p < n && toks[p] == a && best[i + 1][p + 1] < INF {
-                        best[i][p] = best[i + 1][p + 1];
-                        choice[i][p] = p + 1;
+            match (&skel[i], &cutter.known[i]) {
+                (Elem::Anchor(a), _) => {
+                    if p < n && toks[p] == a && best[(i + 1) * w + p + 1] < INF {
+                        best[i * w + p] = best[(i + 1) * w + p + 1];
+                        choice[i * w + p] = p + 1;
                     }
                 }
-                Elem::Slot(k) => {
-                    let vocab = &slots[*k].vocab;
-                    let shapes = &slots[*k].shapes;
-                    let mut text = String::new();
+                (Elem::Slot(_), Some(known)) => {
                     for q in p..=n.min(p + MAX_SLOT_TOKENS) {
-                        if q > p {
-                            text.push_str(toks[q - 1]);
-                        }
-                        let rest = best[i + 1][q];
+                        let rest = best[(i + 1) * w + q];
                         if rest >= INF {
                             continue;
                         }
                         // A text the slot printed alone costs nothing; one of the same shape
                         // (`R48` for `R5`, `0x1234` for `0x10`) costs 1; anything else more.
-                        let miss = if vocab.contains(&text) {
+                        let piece = &text[at[p]..at[q]];
+                        let miss = if piece.len() <= known.vocab_max && known.vocab.contains(piece)
+                        {
                             0
-                        } else if cutting == Cutting::GroupTexts {
+                        } else if cutter.cutting == Cutting::GroupTexts {
                             2
-                        } else if shapes.contains(&shape(&text)) {
+                        } else if shape_at[q] - shape_at[p] <= known.shapes_max
+                            && known.shapes.contains(&shaped[shape_at[p]..shape_at[q]])
+                        {
                             1
                         } else {
                             // Longer unknown texts cost more, so that one slot does not take
@@ -1147,24 +1202,25 @@ fn cut_sample(
                             2 + (q - p) as u32
                         };
                         let c = rest + miss + (q - p) as u32 / 8;
-                        if c < best[i][p] {
-                            best[i][p] = c;
-                            choice[i][p] = q;
+                        if c < best[i * w + p] {
+                            best[i * w + p] = c;
+                            choice[i * w + p] = q;
                         }
                     }
                 }
+                (Elem::Slot(_), None) => {}
             }
         }
     }
-    if best[0][0] >= INF {
+    if best[0] >= INF {
         return None;
     }
     let mut out = Vec::new();
     let mut p = 0;
     for (i, el) in skel.iter().enumerate() {
-        let q = choice[i][p];
+        let q = choice[i * w + p];
         if let Elem::Slot(_) = el {
-            out.push(toks[p..q].concat());
+            out.push(&text[at[p]..at[q]]);
         }
         p = q;
     }
@@ -1176,15 +1232,16 @@ fn cut_sample(
 fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
     let mut mask = mask;
     let n = texts.len();
+    let ids = interned(texts);
     for _ in 0..3 {
-        let now = loo_score(mask, texts);
+        let now = loo_score(mask, &ids);
         if now == n {
             break;
         }
         let best = groups
             .iter()
             .filter(|&&g| g & mask == 0)
-            .map(|&g| (loo_score(mask | g, texts), g))
+            .map(|&g| (loo_score(mask | g, &ids), g))
             .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
         match best {
             // Context bits must help on answers they were not fitted to (leave-one-out), by
@@ -1194,7 +1251,7 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
         }
     }
     mask |= shape_context(mask, texts, groups);
-    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::new();
+    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::default();
     for &(w, t) in texts {
         *by_key
             .entry(pext(w, mask))
@@ -1213,7 +1270,7 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
     }
     let number = fit_number(mask, &table, groups);
     let base_key = pext(base, mask);
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut counts: HashMap<&str, usize> = HashMap::default();
     for (k, t) in &table {
         if *k != base_key {
             *counts.entry(t).or_default() += 1;
@@ -1281,6 +1338,7 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     }
     let shaped: Vec<(u128, String)> = texts.iter().map(|&(w, t)| (w, affixes(t))).collect();
     let shaped: Vec<(u128, &str)> = shaped.iter().map(|(w, t)| (*w, t.as_str())).collect();
+    let shaped = interned(&shaped);
     let n = shaped.len();
     let mut key = narrow;
     let mut context = 0;
@@ -1311,25 +1369,47 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     }
 }
 
+/// (word, text) pairs with each text replaced by a number (equal texts, equal numbers), for
+/// [`loo_score`].
+fn interned(texts: &[(u128, &str)]) -> Vec<(u128, u32)> {
+    let mut ids: HashMap<&str, u32> = HashMap::default();
+    texts
+        .iter()
+        .map(|&(w, t)| {
+            let next = ids.len() as u32;
+            (w, *ids.entry(t).or_insert(next))
+        })
+        .collect()
+}
+
 /// How many answers the value table predicts when each answer is left out of the table it
 /// is predicted from: a key's majority text is right for its other answers only when it still
-/// leads without them.
-fn loo_score(mask: u128, texts: &[(u128, &str)]) -> usize {
-    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::new();
+/// leads without them. `texts` are (word, text number) pairs ([`interned`]); a key is the
+/// word's `mask` bits.
+fn loo_score(mask: u128, texts: &[(u128, u32)]) -> usize {
+    let mut counts: HashMap<(u128, u32), u32> =
+        HashMap::with_capacity_and_hasher(texts.len(), Default::default());
     for &(w, t) in texts {
-        *by_key
-            .entry(pext(w, mask))
-            .or_default()
-            .entry(t)
-            .or_default() += 1;
+        *counts.entry((w & mask, t)).or_default() += 1;
     }
-    by_key
-        .values()
-        .map(|m| {
-            let mut c: Vec<usize> = m.values().copied().collect();
-            c.sort_unstable_by(|a, b| b.cmp(a));
-            let (c1, c2) = (c[0], c.get(1).copied().unwrap_or(0));
-            if c1 >= 2 && c1 - 1 > c2 { c1 } else { 0 }
+    // Per key, its two largest counts.
+    let mut top: HashMap<u128, (u32, u32)> =
+        HashMap::with_capacity_and_hasher(counts.len(), Default::default());
+    for (&(k, _), &c) in &counts {
+        let e = top.entry(k).or_default();
+        if c > e.0 {
+            *e = (c, e.0);
+        } else if c > e.1 {
+            e.1 = c;
+        }
+    }
+    top.values()
+        .map(|&(c1, c2)| {
+            if c1 >= 2 && c1 - 1 > c2 {
+                c1 as usize
+            } else {
+                0
+            }
         })
         .sum()
 }
@@ -1386,7 +1466,7 @@ fn common_offset(
         float: false,
         affixes: Vec::new(),
     };
-    let mut count: HashMap<i128, usize> = HashMap::new();
+    let mut count: HashMap<i128, usize> = HashMap::default();
     for (&k, t) in table {
         let Some((_, neg, v, _, _)) = parse_number(t) else {
             continue;
@@ -1409,7 +1489,7 @@ fn try_rule(
     (num, signed, scale, offset): (u128, bool, u32, i64),
     table: &BTreeMap<u128, &str>,
 ) -> Option<(usize, NumberRule)> {
-    let mut affixes: AffixTally = HashMap::new();
+    let mut affixes: AffixTally = HashMap::default();
     let mut hex_votes = (0usize, 0usize);
     let probe = NumberRule {
         mask: num,
@@ -1911,7 +1991,7 @@ fn observations<'a>(
 
 /// Tokens two texts have in common (as multisets).
 fn common_tokens(a: &str, b: &str) -> usize {
-    let mut m: HashMap<&str, usize> = HashMap::new();
+    let mut m: HashMap<&str, usize> = HashMap::default();
     for t in tokens(a) {
         *m.entry(t).or_default() += 1;
     }
@@ -1965,7 +2045,7 @@ fn attribute<'a>(
             best
         })
         .collect();
-    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
+    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::default();
     for (o, id) in obs.iter().zip(picks) {
         per.entry((id.table, id.variant))
             .or_default()
@@ -2111,7 +2191,7 @@ fn learn_preferences(
         let n = codec.tables[t as usize].variants.len();
         // Per variant: answers it matches, and of those, printed right by its reading.
         let mut tally = vec![(0usize, 0usize); n];
-        let mut right: HashSet<(u128, u16)> = HashSet::new();
+        let mut right: HashSet<(u128, u16)> = HashSet::default();
         for o in &list {
             for id in &o.cands {
                 let ok = codec
@@ -2164,7 +2244,7 @@ fn learn_choosers(
     obs: &[Obs],
     attributed: &HashMap<(u16, u16), Vec<Sample>>,
 ) {
-    let mut owner: HashMap<u128, crate::codec::VariantId> = HashMap::new();
+    let mut owner: HashMap<u128, crate::codec::VariantId> = HashMap::default();
     for ((t, v), samples) in attributed {
         for (w, _) in samples {
             owner.insert(
@@ -2237,7 +2317,7 @@ pub fn samples_by_variant<'a>(
     model: &super::model::Model,
     entries: &'a [crate::oracle::Entry],
 ) -> HashMap<(u16, u16), Vec<Sample<'a>>> {
-    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
+    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::default();
     for e in entries {
         let crate::oracle::Answer::Text(t) = &e.answer else {
             continue;
@@ -2540,7 +2620,7 @@ fn try_float(
             float: true,
             affixes: Vec::new(),
         };
-        let mut affixes: AffixTally = HashMap::new();
+        let mut affixes: AffixTally = HashMap::default();
         for (&k, t) in table {
             let word = deposit(k, mask);
             let Some(x) = probe.float_value(word).filter(|x| x.is_finite()) else {
