@@ -404,4 +404,3 @@ fn archs_nvdisasm_takes(
     }
     out
 }
-

@@ -314,13 +314,23 @@ fn pick_base<'a>(fixed_mask: u128, groups: &[u128], samples: &[Sample<'a>]) -> O
         .iter()
         .enumerate()
         .max_by_key(|(i, (b, _))| {
+            // The answers' differences from `b`, fewest bits first: a group holds only
+            // differences with no more bits than it has.
+            let mut diffs: Vec<(u32, u128)> = samples
+                .iter()
+                .map(|(w, _)| (w ^ b) & !fixed_mask)
+                .filter(|&d| d != 0)
+                .map(|d| (d.count_ones(), d))
+                .collect();
+            diffs.sort_unstable();
             let seen = groups
                 .iter()
                 .filter(|&&g| {
-                    samples.iter().any(|(w, _)| {
-                        let d = (w ^ b) & !fixed_mask;
-                        d != 0 && d & !g == 0
-                    })
+                    let width = g.count_ones();
+                    diffs
+                        .iter()
+                        .take_while(|(bits, _)| *bits <= width)
+                        .any(|(_, d)| d & !g == 0)
                 })
                 .count();
             (seen, std::cmp::Reverse(*i))
@@ -1233,15 +1243,17 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
     let mut mask = mask;
     let n = texts.len();
     let ids = interned(texts);
+    let mut scratch = LooScratch::default();
     for _ in 0..3 {
-        let now = loo_score(mask, &ids);
+        let classes = LooClasses::new(mask, &ids);
+        let now = classes.score(0, &mut scratch);
         if now == n {
             break;
         }
         let best = groups
             .iter()
             .filter(|&&g| g & mask == 0)
-            .map(|&g| (loo_score(mask | g, &ids), g))
+            .map(|&g| (classes.score(g, &mut scratch), g))
             .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
         match best {
             // Context bits must help on answers they were not fitted to (leave-one-out), by
@@ -1342,15 +1354,17 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     let n = shaped.len();
     let mut key = narrow;
     let mut context = 0;
+    let mut scratch = LooScratch::default();
     for _ in 0..2 {
-        let now = loo_score(key, &shaped);
+        let classes = LooClasses::new(key, &shaped);
+        let now = classes.score(0, &mut scratch);
         if now == n {
             break;
         }
         let best = groups
             .iter()
             .filter(|&&g| g & (mask | context) == 0 && g.count_ones() <= 2 * MAX_AFFIX_GROUP_BITS)
-            .map(|&g| (loo_score(key | g, &shaped), g))
+            .map(|&g| (classes.score(g, &mut scratch), g))
             .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
         match best {
             Some((c, g)) if c > now && (c - now) * 100 >= n => {
@@ -1387,31 +1401,130 @@ fn interned(texts: &[(u128, &str)]) -> Vec<(u128, u32)> {
 /// leads without them. `texts` are (word, text number) pairs ([`interned`]); a key is the
 /// word's `mask` bits.
 fn loo_score(mask: u128, texts: &[(u128, u32)]) -> usize {
-    let mut counts: HashMap<(u128, u32), u32> =
-        HashMap::with_capacity_and_hasher(texts.len(), Default::default());
-    for &(w, t) in texts {
-        *counts.entry((w & mask, t)).or_default() += 1;
-    }
-    // Per key, its two largest counts.
-    let mut top: HashMap<u128, (u32, u32)> =
-        HashMap::with_capacity_and_hasher(counts.len(), Default::default());
-    for (&(k, _), &c) in &counts {
-        let e = top.entry(k).or_default();
-        if c > e.0 {
-            *e = (c, e.0);
-        } else if c > e.1 {
-            e.1 = c;
+    LooClasses::new(mask, texts).score(0, &mut LooScratch::default())
+}
+
+/// The answers of [`loo_score`] grouped once by their key (the word's `mask` bits) and text,
+/// so that the score of `mask` with each further group is a count over dense class numbers.
+struct LooClasses<'a> {
+    texts: &'a [(u128, u32)],
+    /// Per answer, its (key, text) class.
+    class: Vec<u32>,
+    /// Per class, its key number.
+    key_of: Vec<u32>,
+    /// How many keys.
+    keys: usize,
+}
+
+/// Counters [`LooClasses::score`] reuses from one call to the next (all zero between calls).
+#[derive(Default)]
+struct LooScratch {
+    counts: Vec<u32>,
+    top: Vec<(u32, u32)>,
+}
+
+/// Most bits of a group [`LooClasses::score`] counts in arrays (wider ones are hashed).
+const LOO_ARRAY_BITS: u32 = 16;
+
+impl<'a> LooClasses<'a> {
+    fn new(mask: u128, texts: &'a [(u128, u32)]) -> Self {
+        let mut keys: HashMap<u128, u32> = HashMap::default();
+        let mut classes: HashMap<(u32, u32), u32> = HashMap::default();
+        let mut key_of = Vec::new();
+        let class = texts
+            .iter()
+            .map(|&(w, t)| {
+                let next = keys.len() as u32;
+                let k = *keys.entry(w & mask).or_insert(next);
+                let next = classes.len() as u32;
+                *classes.entry((k, t)).or_insert_with(|| {
+                    key_of.push(k);
+                    next
+                })
+            })
+            .collect();
+        LooClasses {
+            texts,
+            class,
+            key_of,
+            keys: keys.len(),
         }
     }
-    top.values()
-        .map(|&(c1, c2)| {
-            if c1 >= 2 && c1 - 1 > c2 {
-                c1 as usize
-            } else {
-                0
+
+    /// [`loo_score`] of `mask | g` (the key is the word's `mask` bits and its `g` bits).
+    fn score(&self, g: u128, scratch: &mut LooScratch) -> usize {
+        let k = g.count_ones();
+        let n = self.texts.len();
+        let classes = self.key_of.len();
+        if k > LOO_ARRAY_BITS || (classes << k) > (4 * n).max(1 << 12) {
+            return self.score_hashed(g);
+        }
+        let LooScratch { counts, top } = scratch;
+        if counts.len() < classes << k {
+            counts.resize(classes << k, 0);
+        }
+        if top.len() < self.keys << k {
+            top.resize(self.keys << k, (0, 0));
+        }
+        let sub = |w: u128| if k == 0 { 0 } else { pext(w, g) as usize };
+        for (i, &(w, _)) in self.texts.iter().enumerate() {
+            counts[(self.class[i] as usize) << k | sub(w)] += 1;
+        }
+        // Each (class, sub-key) count once into its key's two largest, then cleared.
+        for (i, &(w, _)) in self.texts.iter().enumerate() {
+            let s = sub(w);
+            let c = self.class[i] as usize;
+            let cell = &mut counts[c << k | s];
+            if *cell == 0 {
+                continue;
             }
-        })
-        .sum()
+            let v = std::mem::take(cell);
+            let e = &mut top[(self.key_of[c] as usize) << k | s];
+            if v > e.0 {
+                *e = (v, e.0);
+            } else if v > e.1 {
+                e.1 = v;
+            }
+        }
+        let mut sum = 0;
+        for (i, &(w, _)) in self.texts.iter().enumerate() {
+            let e = &mut top[(self.key_of[self.class[i] as usize] as usize) << k | sub(w)];
+            if e.0 == 0 {
+                continue;
+            }
+            let (c1, c2) = std::mem::take(e);
+            if c1 >= 2 && c1 - 1 > c2 {
+                sum += c1 as usize;
+            }
+        }
+        sum
+    }
+
+    /// [`LooClasses::score`] with hashed counters (a wide `g`).
+    fn score_hashed(&self, g: u128) -> usize {
+        let mut counts: HashMap<(u32, u128), u32> = HashMap::default();
+        for (i, &(w, _)) in self.texts.iter().enumerate() {
+            *counts.entry((self.class[i], w & g)).or_default() += 1;
+        }
+        let mut top: HashMap<(u32, u128), (u32, u32)> = HashMap::default();
+        for (&(c, s), &v) in &counts {
+            let e = top.entry((self.key_of[c as usize], s)).or_default();
+            if v > e.0 {
+                *e = (v, e.0);
+            } else if v > e.1 {
+                e.1 = v;
+            }
+        }
+        top.values()
+            .map(|&(c1, c2)| {
+                if c1 >= 2 && c1 - 1 > c2 {
+                    c1 as usize
+                } else {
+                    0
+                }
+            })
+            .sum()
+    }
 }
 
 /// A number rule for the slot's value table, when one explains most keys: the number is
@@ -1928,13 +2041,15 @@ pub fn learn_printers(
     let renderer0 = crate::render::Renderer::new(&codec0);
     let obs = observations(&codec0, model, entries);
     let first = attribute(&codec0, &renderer0, &obs);
-    let (printers, _) = fit_all(&codec0, &renderer0, &first);
+    let (printers, _) = fit_all(&codec0, &renderer0, &first, None);
     let mut trial = tables.to_vec();
     install(&mut trial, &printers);
     let codec1 = crate::codec::Codec::new(trial)?;
     let renderer1 = crate::render::Renderer::new(&codec1);
     let second = attribute(&codec1, &renderer1, &obs);
-    let (printers, sum) = fit_all(&codec0, &renderer0, &second);
+    // A variant given the same answers both times learns the same printer: kept, not
+    // learned again.
+    let (printers, sum) = fit_all(&codec0, &renderer0, &second, Some((&first, &printers)));
     install(tables, &printers);
     let codec2 = crate::codec::Codec::new(tables.to_vec())?;
     let renderer2 = crate::render::Renderer::new(&codec2);
@@ -2056,17 +2171,30 @@ fn attribute<'a>(
 
 /// Learns each variant's printer from its answers and keeps it where it beats the
 /// table-shaped reading on an eighth of them set aside ([`set_aside`]).
+/// `before` is an earlier call's answers per variant and what it learned from them (with the
+/// same `codec` and `renderer`): a variant given the same answers again takes that result.
 fn fit_all(
     codec: &crate::codec::Codec,
     renderer: &crate::render::Renderer,
     per: &HashMap<(u16, u16), Vec<Sample>>,
+    before: Option<(&HashMap<(u16, u16), Vec<Sample>>, &[Learned])>,
 ) -> (Vec<Learned>, PrinterSummary) {
     use rayon::prelude::*;
     let mut jobs: Vec<(&(u16, u16), &Vec<Sample>)> = per.iter().collect();
     jobs.sort_by_key(|(k, _)| **k);
     let learned: Vec<Learned> = jobs
         .par_iter()
-        .map(|(id, samples)| fit_variant(codec, renderer, **id, samples))
+        .map(|(id, samples)| {
+            let same = before.and_then(|(per0, learned0)| {
+                (per0.get(*id) == Some(*samples))
+                    .then(|| learned0.iter().find(|l| l.0 == **id))
+                    .flatten()
+            });
+            match same {
+                Some(l) => l.clone(),
+                None => fit_variant(codec, renderer, **id, samples),
+            }
+        })
         .collect();
     let mut sum = PrinterSummary::default();
     for (_, p, ok, n) in &learned {
