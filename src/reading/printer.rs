@@ -1537,12 +1537,23 @@ fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Opti
             .copied()
             .filter(|&g| g & mask == g && g != mask && g.count_ones() >= 2),
     );
+    // Each value's word and the number its text holds, worked out once.
+    let entries: Vec<(u128, Option<ParsedNumber>)> = table
+        .iter()
+        .map(|(&k, t)| (deposit(k, mask), parse_number(t)))
+        .collect();
     let mut best: Option<(usize, NumberRule)> = None;
     for num in cands {
+        // Per value: the candidate's bits, and the slot's other bits (which pick the affixes).
+        let bits: Vec<(u128, u128)> = entries
+            .iter()
+            .map(|(w, _)| (pext(*w, num), pext(*w, mask & !num)))
+            .collect();
         for signed in [false, true] {
             for scale in [1u32, 2, 4, 8, 16] {
-                for offset in [0, common_offset(mask, num, signed, scale, table)] {
-                    if let Some((hits, rule)) = try_rule(mask, (num, signed, scale, offset), table)
+                for offset in [0, common_offset(num, signed, scale, &entries, &bits)] {
+                    if let Some((hits, rule)) =
+                        try_rule((num, signed, scale, offset), &entries, &bits)
                         && best.as_ref().is_none_or(|(h, _)| hits > *h)
                     {
                         best = Some((hits, rule));
@@ -1560,34 +1571,42 @@ fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Opti
     (hits >= 4 && hits * 10 >= table.len() * 6).then_some(rule)
 }
 
-/// The most common difference between the printed number and the scaled value over the
-/// texts of `table` (0 when it is not shared by at least 4 values): a branch target printed
-/// as the next word's address plus the offset (`BRA 0x10` for offset 0 at address 0).
-fn common_offset(
-    mask: u128,
-    num: u128,
-    signed: bool,
-    scale: u32,
-    table: &BTreeMap<u128, &str>,
-) -> i64 {
-    let probe = NumberRule {
+/// What [`parse_number`] finds in a text: prefix, sign, value, suffix, hex.
+type ParsedNumber<'a> = (&'a str, bool, u128, &'a str, bool);
+
+/// A rule of the candidate bits `num` with no affixes yet, to compute values with.
+fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
+    NumberRule {
         mask: num,
         signed,
         hex: false,
         scale,
-        offset: 0,
+        offset,
         float: false,
         affixes: Vec::new(),
-    };
+    }
+}
+
+/// The most common difference between the printed number and the scaled value over the
+/// texts of the slot's value table (0 when it is not shared by at least 4 values): a branch
+/// target printed as the next word's address plus the offset (`BRA 0x10` for offset 0 at
+/// address 0). `entries` are the table's values as [`fit_number`] prepares them, `bits` each
+/// one's bits of `num` and of the rest of the slot.
+fn common_offset(
+    num: u128,
+    signed: bool,
+    scale: u32,
+    entries: &[(u128, Option<ParsedNumber>)],
+    bits: &[(u128, u128)],
+) -> i64 {
+    let probe = probe_rule(num, signed, scale, 0);
     let mut count: HashMap<i128, usize> = HashMap::default();
-    for (&k, t) in table {
-        let Some((_, neg, v, _, _)) = parse_number(t) else {
+    for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
+        let Some((_, neg, n, _, _)) = parsed else {
             continue;
         };
-        let printed = if neg { -(v as i128) } else { v as i128 };
-        *count
-            .entry(printed - probe.value(deposit(k, mask)))
-            .or_default() += 1;
+        let printed = if *neg { -(*n as i128) } else { *n as i128 };
+        *count.entry(printed - probe.value_of_bits(*v)).or_default() += 1;
     }
     count
         .into_iter()
@@ -1597,30 +1616,20 @@ fn common_offset(
         .unwrap_or(0)
 }
 
-fn try_rule(
-    mask: u128,
+fn try_rule<'a>(
     (num, signed, scale, offset): (u128, bool, u32, i64),
-    table: &BTreeMap<u128, &str>,
+    entries: &[(u128, Option<ParsedNumber<'a>>)],
+    bits: &[(u128, u128)],
 ) -> Option<(usize, NumberRule)> {
-    let mut affixes: AffixTally = HashMap::default();
+    let mut affixes: AffixTally<'a> = HashMap::default();
     let mut hex_votes = (0usize, 0usize);
-    let probe = NumberRule {
-        mask: num,
-        signed,
-        hex: false,
-        scale,
-        offset,
-        float: false,
-        affixes: Vec::new(),
-    };
-    for (&k, t) in table {
-        let w = deposit(k, mask);
-        let n = probe.value(w);
-        let Some((pre, neg, v, suf, hex)) = parse_number(t) else {
+    let probe = probe_rule(num, signed, scale, offset);
+    for ((_, parsed), &(v, other)) in entries.iter().zip(bits) {
+        let Some((pre, neg, n, suf, hex)) = *parsed else {
             continue;
         };
-        let printed = if neg { -(v as i128) } else { v as i128 };
-        if printed != n {
+        let printed = if neg { -(n as i128) } else { n as i128 };
+        if printed != probe.value_of_bits(v) {
             continue;
         }
         if hex {
@@ -1628,11 +1637,10 @@ fn try_rule(
         } else {
             hex_votes.1 += 1;
         }
-        let other = pext(w, mask & !num);
         *affixes
             .entry((other, neg))
             .or_default()
-            .entry((pre.to_string(), suf.to_string()))
+            .entry((pre, suf))
             .or_default() += 1;
     }
     let (hits, list) = affix_list(affixes);
@@ -1642,13 +1650,9 @@ fn try_rule(
     Some((
         hits,
         NumberRule {
-            mask: num,
-            signed,
             hex: hex_votes.0 >= hex_votes.1,
-            scale,
-            offset,
-            float: false,
             affixes: list,
+            ..probe
         },
     ))
 }
@@ -2697,7 +2701,7 @@ fn group_values(g: u128) -> Vec<u128> {
 }
 
 /// Affix tallies: (other bits, negative) -> (prefix, suffix) -> how many values.
-type AffixTally = HashMap<(u128, bool), HashMap<(String, String), usize>>;
+type AffixTally<'a> = HashMap<(u128, bool), HashMap<(&'a str, &'a str), usize>>;
 
 /// The most common (prefix, suffix) per (other bits, sign), sorted, and how many values they
 /// explain.
@@ -2711,8 +2715,8 @@ fn affix_list(affixes: AffixTally) -> (usize, Vec<(Key, bool, String, String)>) 
         .filter_map(|((k, neg), m)| {
             let ((p, s), _) = m
                 .into_iter()
-                .max_by_key(|(a, c)| (*c, std::cmp::Reverse(a.clone())))?;
-            Some((Key(k), neg, p, s))
+                .max_by_key(|(a, c)| (*c, std::cmp::Reverse(*a)))?;
+            Some((Key(k), neg, p.to_string(), s.to_string()))
         })
         .collect();
     list.sort();
@@ -2750,6 +2754,10 @@ fn try_float(
         };
         let mut affixes: AffixTally = HashMap::default();
         for (&k, t) in table {
+            // A finite float prints a digit: a text with none holds no float.
+            if !t.bytes().any(|b| b.is_ascii_digit()) {
+                continue;
+            }
             let word = deposit(k, mask);
             let Some(x) = probe.float_value(word).filter(|x| x.is_finite()) else {
                 continue;
@@ -2765,7 +2773,7 @@ fn try_float(
             *affixes
                 .entry((other, x.is_sign_negative()))
                 .or_default()
-                .entry((t[..pos].to_string(), t[pos + f.len()..].to_string()))
+                .entry((&t[..pos], &t[pos + f.len()..]))
                 .or_default() += 1;
         }
         let (hits, list) = affix_list(affixes);
