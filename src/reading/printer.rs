@@ -132,17 +132,28 @@ pub fn learn_with(
     samples: &[Sample],
     cutting: Cutting,
 ) -> Option<Printer> {
-    learn_at(fixed_mask, groups, samples, MAX_FORM_DEPTH, cutting)
+    learn_at(
+        fixed_mask,
+        groups,
+        samples,
+        (MAX_FORM_DEPTH, cutting),
+        &mut SlotCache::default(),
+    )
 }
 
-fn learn_at(
+/// Slots [`fit_slot`] fitted, by everything the fit reads (the slot's bits, the base word,
+/// the candidate groups, the (word, text) pairs): two ways of cutting the same answers often
+/// give a slot the same texts.
+type SlotCache<'a> = HashMap<(u128, u128, Vec<u128>, Vec<(u128, &'a str)>), Slot>;
+
+fn learn_at<'a>(
     fixed_mask: u128,
     groups: &[u128],
-    samples: &[Sample],
-    depth: u32,
-    cutting: Cutting,
+    samples: &[Sample<'a>],
+    (depth, cutting): (u32, Cutting),
+    cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
-    let samples: Vec<Sample> = samples
+    let samples: Vec<Sample<'a>> = samples
         .iter()
         .copied()
         .filter(|(_, t)| !t.is_empty())
@@ -155,7 +166,14 @@ fn learn_at(
     } = reach(fixed_mask, groups, &samples)?;
     let form = if depth > 0 { form_mask(&spans) } else { 0 };
     if form != 0 {
-        return learn_forms(fixed_mask, form, groups, &samples, depth - 1, cutting);
+        return learn_forms(
+            fixed_mask,
+            form,
+            groups,
+            &samples,
+            (depth - 1, cutting),
+            cache,
+        );
     }
     let mut slots = merge_spans(spans.clone());
     merge_joint(&mut slots, &samples, (base.0, fixed_mask), &t0);
@@ -212,7 +230,16 @@ fn learn_at(
             Elem::Slot(si) => {
                 let texts: Vec<(u128, &str)> = cut.iter().map(|(w, c)| (*w, c[slot_no])).collect();
                 slot_no += 1;
-                out.push(fit_slot(slots[*si].mask, &texts, &all_bits, base.0));
+                let key = (slots[*si].mask, base.0, all_bits.clone(), texts);
+                let slot = match cache.get(&key) {
+                    Some(slot) => slot.clone(),
+                    None => {
+                        let slot = fit_slot(key.0, &key.3, &all_bits, base.0);
+                        cache.insert(key, slot.clone());
+                        slot
+                    }
+                };
+                out.push(slot);
             }
         }
     }
@@ -377,13 +404,13 @@ fn form_mask(spans: &[Span]) -> u128 {
 }
 
 /// One printer per value of the form bits, each learned from the answers of that value.
-fn learn_forms(
+fn learn_forms<'a>(
     fixed_mask: u128,
     form: u128,
     groups: &[u128],
-    samples: &[Sample],
-    depth: u32,
-    cutting: Cutting,
+    samples: &[Sample<'a>],
+    (depth, cutting): (u32, Cutting),
+    cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
     let mut parts: BTreeMap<u128, Vec<Sample>> = BTreeMap::new();
     for &s in samples {
@@ -397,7 +424,7 @@ fn learn_forms(
     let forms: Vec<(Key, Printer)> = parts
         .iter()
         .filter_map(|(k, part)| {
-            learn_at(fixed_mask | form, &inner, part, depth, cutting).map(|p| (Key(*k), p))
+            learn_at(fixed_mask | form, &inner, part, (depth, cutting), cache).map(|p| (Key(*k), p))
         })
         .collect();
     let mut p = Printer {
@@ -2240,9 +2267,14 @@ fn fit_variant(
     let (val, fit): (Vec<Sample>, Vec<Sample>) = samples.iter().partition(|(w, _)| set_aside(*w));
     let right = |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.print(*w) == *t).count();
     // Both ways of cutting answers are tried; the one right on more set-aside answers is kept.
+    // The two share the slots both cut alike (one cache).
+    let mut cache = SlotCache::default();
     let (cutting, trial) = [Cutting::SlotTexts, Cutting::GroupTexts]
         .into_iter()
-        .map(|c| (c, learn_with(v.fixed_mask, &groups, &fit, c)))
+        .map(|c| {
+            let p = learn_at(v.fixed_mask, &groups, &fit, (MAX_FORM_DEPTH, c), &mut cache);
+            (c, p)
+        })
         .max_by_key(|(c, p)| {
             (
                 p.as_ref().map_or(0, |p| right(p, &val)),
@@ -2265,7 +2297,13 @@ fn fit_variant(
     // The printer learned from all answers, unless it is worse on them than the trial one
     // (a base word of another shape among the added answers can misalign every slot).
     let p = keep.then(|| {
-        let all = learn_with(v.fixed_mask, &groups, samples, cutting);
+        let all = learn_at(
+            v.fixed_mask,
+            &groups,
+            samples,
+            (MAX_FORM_DEPTH, cutting),
+            &mut cache,
+        );
         let trial_right = trial.as_ref().map_or(0, |p| right(p, samples));
         match all {
             Some(p) if right(&p, samples) >= trial_right => Some(p),
