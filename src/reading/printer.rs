@@ -1133,8 +1133,8 @@ fn vote_order(ids: &[usize], slots: &[SlotSpan], samples: &[Sample]) -> Vec<usiz
 }
 
 /// The skeleton and slots an answer is cut against, with what [`cut_sample`] asks of each
-/// slot worked out once: the longest text and shape it knows (a longer candidate text is
-/// known to be neither, without a lookup).
+/// slot worked out once: the lengths of the texts and shapes it knows (a candidate text of
+/// another length is known to be neither, without a lookup).
 struct Cutter<'s> {
     skel: &'s [Elem],
     /// Per skeleton element: for a slot, its texts, their shapes and the longest of each.
@@ -1146,8 +1146,36 @@ struct Cutter<'s> {
 struct SlotKnown<'s> {
     vocab: &'s HashSet<String>,
     shapes: &'s HashSet<String>,
-    vocab_max: usize,
-    shapes_max: usize,
+    vocab_lens: TextLengths,
+    shape_lens: TextLengths,
+}
+
+/// The lengths of a set of texts: bit `n` of `short` for each length `n` under 128, and the
+/// longest; a text of another length is not in the set.
+struct TextLengths {
+    short: u128,
+    max: usize,
+}
+
+impl TextLengths {
+    fn of(texts: &HashSet<String>) -> Self {
+        TextLengths {
+            short: texts
+                .iter()
+                .filter(|t| t.len() < 128)
+                .fold(0, |m, t| m | 1u128 << t.len()),
+            max: texts.iter().map(String::len).max().unwrap_or(0),
+        }
+    }
+
+    /// Whether a text of `n` bytes can be in the set.
+    fn may_hold(&self, n: usize) -> bool {
+        if n < 128 {
+            self.short >> n & 1 == 1
+        } else {
+            n <= self.max
+        }
+    }
 }
 
 impl<'s> Cutter<'s> {
@@ -1161,8 +1189,8 @@ impl<'s> Cutter<'s> {
                     Some(SlotKnown {
                         vocab: &s.vocab,
                         shapes: &s.shapes,
-                        vocab_max: s.vocab.iter().map(String::len).max().unwrap_or(0),
-                        shapes_max: s.shapes.iter().map(String::len).max().unwrap_or(0),
+                        vocab_lens: TextLengths::of(&s.vocab),
+                        shape_lens: TextLengths::of(&s.shapes),
                     })
                 }
             })
@@ -1224,12 +1252,13 @@ fn cut_sample<'t>(cutter: &Cutter, text: &'t str) -> Option<Vec<&'t str>> {
                         // A text the slot printed alone costs nothing; one of the same shape
                         // (`R48` for `R5`, `0x1234` for `0x10`) costs 1; anything else more.
                         let piece = &text[at[p]..at[q]];
-                        let miss = if piece.len() <= known.vocab_max && known.vocab.contains(piece)
+                        let miss = if known.vocab_lens.may_hold(piece.len())
+                            && known.vocab.contains(piece)
                         {
                             0
                         } else if cutter.cutting == Cutting::GroupTexts {
                             2
-                        } else if shape_at[q] - shape_at[p] <= known.shapes_max
+                        } else if known.shape_lens.may_hold(shape_at[q] - shape_at[p])
                             && known.shapes.contains(&shaped[shape_at[p]..shape_at[q]])
                         {
                             1
@@ -1448,6 +1477,7 @@ struct LooClasses<'a> {
 struct LooScratch {
     counts: Vec<u32>,
     top: Vec<(u32, u32)>,
+    cells: Vec<usize>,
 }
 
 /// Most bits of a group [`LooClasses::score`] counts in arrays (wider ones are hashed).
@@ -1486,27 +1516,31 @@ impl<'a> LooClasses<'a> {
         if k > LOO_ARRAY_BITS || (classes << k) > (4 * n).max(1 << 12) {
             return self.score_hashed(g);
         }
-        let LooScratch { counts, top } = scratch;
+        let LooScratch { counts, top, cells } = scratch;
         if counts.len() < classes << k {
             counts.resize(classes << k, 0);
         }
         if top.len() < self.keys << k {
             top.resize(self.keys << k, (0, 0));
         }
-        let sub = |w: u128| if k == 0 { 0 } else { pext(w, g) as usize };
-        for (i, &(w, _)) in self.texts.iter().enumerate() {
-            counts[(self.class[i] as usize) << k | sub(w)] += 1;
+        // Per answer, its (class, g bits) cell.
+        cells.clear();
+        cells.extend(self.texts.iter().zip(&self.class).map(|(&(w, _), &c)| {
+            let sub = if k == 0 { 0 } else { pext(w, g) as usize };
+            (c as usize) << k | sub
+        }));
+        for &cell in cells.iter() {
+            counts[cell] += 1;
         }
-        // Each (class, sub-key) count once into its key's two largest, then cleared.
-        for (i, &(w, _)) in self.texts.iter().enumerate() {
-            let s = sub(w);
-            let c = self.class[i] as usize;
-            let cell = &mut counts[c << k | s];
-            if *cell == 0 {
+        // Each cell's count once into its key's two largest, then cleared.
+        let sub_mask = (1usize << k) - 1;
+        let key_cell = |cell: usize| (self.key_of[cell >> k] as usize) << k | (cell & sub_mask);
+        for &cell in cells.iter() {
+            let v = std::mem::take(&mut counts[cell]);
+            if v == 0 {
                 continue;
             }
-            let v = std::mem::take(cell);
-            let e = &mut top[(self.key_of[c] as usize) << k | s];
+            let e = &mut top[key_cell(cell)];
             if v > e.0 {
                 *e = (v, e.0);
             } else if v > e.1 {
@@ -1514,12 +1548,8 @@ impl<'a> LooClasses<'a> {
             }
         }
         let mut sum = 0;
-        for (i, &(w, _)) in self.texts.iter().enumerate() {
-            let e = &mut top[(self.key_of[self.class[i] as usize] as usize) << k | sub(w)];
-            if e.0 == 0 {
-                continue;
-            }
-            let (c1, c2) = std::mem::take(e);
+        for &cell in cells.iter() {
+            let (c1, c2) = std::mem::take(&mut top[key_cell(cell)]);
             if c1 >= 2 && c1 - 1 > c2 {
                 sum += c1 as usize;
             }
