@@ -1730,6 +1730,48 @@ mod tests {
     }
 
     #[test]
+    fn the_shape_of_a_run_of_tokens_is_the_run_of_their_shapes() {
+        for t in [
+            "@P0 TLD.LZ.EF P0, R0, [R2.U32+UR4+-0x10], 1.5e+10 ;",
+            "R1.5 0x1f.0x2 1e+10 10x5 -QNAN c[0x3][0x1a0] SR_TID.X",
+        ] {
+            let mut joined = String::new();
+            for tok in tokens(t) {
+                shape_into(tok, &mut joined);
+            }
+            assert_eq!(joined, shape(t));
+        }
+        assert_eq!(shape("R48.reuse"), "R#.reuse");
+        assert_eq!(shape("+-0x1f]"), "+-0x#]");
+    }
+
+    #[test]
+    fn leave_one_out_scores_count_majorities_that_survive_losing_an_answer() {
+        let texts = [
+            (0, "a"),
+            (2, "a"),
+            (4, "a"),
+            (6, "b"),
+            (1, "c"),
+            (3, "c"),
+            (5, "d"),
+        ];
+        let ids = interned(&texts);
+        // Key bit 0: "a" leads 3 to 1 (kept), "c" 2 to 1 (not).
+        assert_eq!(loo_score(1, &ids), 3);
+        let classes = LooClasses::new(1, &ids);
+        let mut scratch = LooScratch::default();
+        assert_eq!(classes.score(0, &mut scratch), 3);
+        // With bit 1: only words 0 and 4 ("a", "a") keep a majority.
+        assert_eq!(classes.score(2, &mut scratch), 2);
+        assert_eq!(classes.score_hashed(2), 2);
+        assert_eq!(loo_score(3, &ids), 2);
+        // The scratch counters are left cleared for the next call.
+        assert!(scratch.counts.iter().all(|&c| c == 0));
+        assert!(scratch.top.iter().all(|&t| t == (0, 0)));
+    }
+
+    #[test]
     fn pext_and_deposit_are_inverse() {
         let mask = 0xf0u128 | 1 << 100;
         assert_eq!(pext(0xa0 | 1 << 100, mask), 0b11010);
@@ -2119,6 +2161,9 @@ pub fn learn_printers(
     Ok(sum)
 }
 
+/// The answers given to each variant `(table, variant)`.
+type PerVariant<'a> = HashMap<(u16, u16), Vec<Sample<'a>>>;
+
 /// Per variant: its id, the kept printer, answers reproduced, answers.
 type Learned = ((u16, u16), Option<Printer>, usize, usize);
 
@@ -2238,7 +2283,7 @@ fn fit_all(
     codec: &crate::codec::Codec,
     renderer: &crate::render::Renderer,
     per: &HashMap<(u16, u16), Vec<Sample>>,
-    before: Option<(&HashMap<(u16, u16), Vec<Sample>>, &[Learned])>,
+    before: Option<(&PerVariant, &[Learned])>,
 ) -> (Vec<Learned>, PrinterSummary) {
     use rayon::prelude::*;
     let mut jobs: Vec<(&(u16, u16), &Vec<Sample>)> = per.iter().collect();
