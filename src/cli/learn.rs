@@ -201,6 +201,15 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         ws.oracle.display(),
         ws.resolved.display()
     );
+    let (ours, theirs) = sass_conform::bench::cpu_seconds();
+    eprintln!(
+        "learn: CPU: ours {ours:.2} s, nvdisasm {theirs:.2} s (the processes it ran){}",
+        if theirs > 0.0 {
+            format!("; ours / nvdisasm {:.3}", ours / theirs)
+        } else {
+            String::new()
+        }
+    );
     eprintln!(
         "learn: next: sass-conform diff --specs {0} --oracle {1} --resolved {2}; sass-conform resolve {0} --oracle {1} --resolved {2}",
         ws.specs.display(),

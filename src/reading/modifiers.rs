@@ -535,7 +535,10 @@ fn learn_order(segs: &[Seg], titles: &[String], samples: &[Sample]) -> Vec<Strin
 /// a topological order of the majority relation (a before b when more texts say so), the
 /// next slot among those nothing unplaced must precede being the one with the fewest
 /// majority losses, then the lowest index; a cycle is broken the same way.
-pub fn rank(n: usize, votes: &HashMap<(usize, usize), usize>) -> Vec<usize> {
+pub fn rank<S: std::hash::BuildHasher>(
+    n: usize,
+    votes: &HashMap<(usize, usize), usize, S>,
+) -> Vec<usize> {
     let v = |a: usize, b: usize| votes.get(&(a, b)).copied().unwrap_or(0);
     let before = |a: usize, b: usize| v(a, b) > v(b, a);
     let losses = |k: usize| (0..n).filter(|&x| x != k && before(x, k)).count();

@@ -20,7 +20,8 @@
 //! taken from the word, not from the table's labels.
 
 pub use crate::spec::printer::{Key, NumberRule, Printer, Slot, deposit, pext};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Longest slot text, in tokens, the cutting of an answer considers.
 const MAX_SLOT_TOKENS: usize = 24;
@@ -131,17 +132,28 @@ pub fn learn_with(
     samples: &[Sample],
     cutting: Cutting,
 ) -> Option<Printer> {
-    learn_at(fixed_mask, groups, samples, MAX_FORM_DEPTH, cutting)
+    learn_at(
+        fixed_mask,
+        groups,
+        samples,
+        (MAX_FORM_DEPTH, cutting),
+        &mut SlotCache::default(),
+    )
 }
 
-fn learn_at(
+/// Slots [`fit_slot`] fitted, by everything the fit reads (the slot's bits, the base word,
+/// the candidate groups, the (word, text) pairs): two ways of cutting the same answers often
+/// give a slot the same texts.
+type SlotCache<'a> = HashMap<(u128, u128, Vec<u128>, Vec<(u128, &'a str)>), Slot>;
+
+fn learn_at<'a>(
     fixed_mask: u128,
     groups: &[u128],
-    samples: &[Sample],
-    depth: u32,
-    cutting: Cutting,
+    samples: &[Sample<'a>],
+    (depth, cutting): (u32, Cutting),
+    cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
-    let samples: Vec<Sample> = samples
+    let samples: Vec<Sample<'a>> = samples
         .iter()
         .copied()
         .filter(|(_, t)| !t.is_empty())
@@ -154,7 +166,14 @@ fn learn_at(
     } = reach(fixed_mask, groups, &samples)?;
     let form = if depth > 0 { form_mask(&spans) } else { 0 };
     if form != 0 {
-        return learn_forms(fixed_mask, form, groups, &samples, depth - 1, cutting);
+        return learn_forms(
+            fixed_mask,
+            form,
+            groups,
+            &samples,
+            (depth - 1, cutting),
+            cache,
+        );
     }
     let mut slots = merge_spans(spans.clone());
     merge_joint(&mut slots, &samples, (base.0, fixed_mask), &t0);
@@ -191,9 +210,10 @@ fn learn_at(
             .map_or(skel.len(), |p| if after.1 { p + 1 } else { p });
         skel.insert(at, Elem::Slot(k));
     }
-    let cut: Vec<(u128, Vec<String>)> = samples
+    let cutter = Cutter::new(&skel, &slots, cutting);
+    let cut: Vec<(u128, Vec<&str>)> = samples
         .iter()
-        .filter_map(|&(w, t)| cut_sample(&skel, &slots, t, cutting).map(|c| (w, c)))
+        .filter_map(|&(w, t)| cut_sample(&cutter, t).map(|c| (w, c)))
         .collect();
     if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
         eprintln!("  skeleton {:?}", skel);
@@ -208,10 +228,18 @@ fn learn_at(
         match e {
             Elem::Anchor(t) => push_fixed(&mut out, t),
             Elem::Slot(si) => {
-                let texts: Vec<(u128, &str)> =
-                    cut.iter().map(|(w, c)| (*w, c[slot_no].as_str())).collect();
+                let texts: Vec<(u128, &str)> = cut.iter().map(|(w, c)| (*w, c[slot_no])).collect();
                 slot_no += 1;
-                out.push(fit_slot(slots[*si].mask, &texts, &all_bits, base.0));
+                let key = (slots[*si].mask, base.0, all_bits.clone(), texts);
+                let slot = match cache.get(&key) {
+                    Some(slot) => slot.clone(),
+                    None => {
+                        let slot = fit_slot(key.0, &key.3, &all_bits, base.0);
+                        cache.insert(key, slot.clone());
+                        slot
+                    }
+                };
+                out.push(slot);
             }
         }
     }
@@ -313,13 +341,23 @@ fn pick_base<'a>(fixed_mask: u128, groups: &[u128], samples: &[Sample<'a>]) -> O
         .iter()
         .enumerate()
         .max_by_key(|(i, (b, _))| {
+            // The answers' differences from `b`, fewest bits first: a group holds only
+            // differences with no more bits than it has.
+            let mut diffs: Vec<(u32, u128)> = samples
+                .iter()
+                .map(|(w, _)| (w ^ b) & !fixed_mask)
+                .filter(|&d| d != 0)
+                .map(|d| (d.count_ones(), d))
+                .collect();
+            diffs.sort_unstable();
             let seen = groups
                 .iter()
                 .filter(|&&g| {
-                    samples.iter().any(|(w, _)| {
-                        let d = (w ^ b) & !fixed_mask;
-                        d != 0 && d & !g == 0
-                    })
+                    let width = g.count_ones();
+                    diffs
+                        .iter()
+                        .take_while(|(bits, _)| *bits <= width)
+                        .any(|(_, d)| d & !g == 0)
                 })
                 .count();
             (seen, std::cmp::Reverse(*i))
@@ -369,13 +407,13 @@ fn form_mask(spans: &[Span]) -> u128 {
 }
 
 /// One printer per value of the form bits, each learned from the answers of that value.
-fn learn_forms(
+fn learn_forms<'a>(
     fixed_mask: u128,
     form: u128,
     groups: &[u128],
-    samples: &[Sample],
-    depth: u32,
-    cutting: Cutting,
+    samples: &[Sample<'a>],
+    (depth, cutting): (u32, Cutting),
+    cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
     let mut parts: BTreeMap<u128, Vec<Sample>> = BTreeMap::new();
     for &s in samples {
@@ -389,7 +427,7 @@ fn learn_forms(
     let forms: Vec<(Key, Printer)> = parts
         .iter()
         .filter_map(|(k, part)| {
-            learn_at(fixed_mask | form, &inner, part, depth, cutting).map(|p| (Key(*k), p))
+            learn_at(fixed_mask | form, &inner, part, (depth, cutting), cache).map(|p| (Key(*k), p))
         })
         .collect();
     let mut p = Printer {
@@ -421,7 +459,7 @@ fn leaf_slots(p: &mut Printer) -> Vec<&mut Slot> {
 /// the same bits printed, where no two forms print a value differently (then the bits mean
 /// the same in every form).
 fn share_slots(p: &mut Printer) {
-    let mut union: HashMap<u128, Option<BTreeMap<u128, String>>> = HashMap::new();
+    let mut union: HashMap<u128, Option<BTreeMap<u128, String>>> = HashMap::default();
     for slot in leaf_slots(p) {
         if slot.mask == 0 {
             continue;
@@ -491,7 +529,7 @@ fn group_spans(
     let mut out = Vec::new();
     for &g in groups {
         let mut span: Option<(usize, usize)> = None;
-        let mut vocab = HashSet::new();
+        let mut vocab = HashSet::default();
         let mut diffs: Vec<(usize, usize, usize, usize, Vec<&str>)> = Vec::new();
         let mut alone = Vec::new();
         for (si, &(w, t)) in samples.iter().enumerate() {
@@ -656,8 +694,14 @@ struct SlotSpan {
 /// A text with every number replaced by `#` (`R48.reuse` -> `R#.reuse`, `+-0x1f` -> `+-0x#`,
 /// `1.5e+10` -> `#.#e+#`): texts of one shape print the same kind of value.
 fn shape(t: &str) -> String {
-    let b = t.as_bytes();
     let mut out = String::with_capacity(t.len());
+    shape_into(t, &mut out);
+    out
+}
+
+/// [`shape`], appended to `out`.
+fn shape_into(t: &str, out: &mut String) {
+    let b = t.as_bytes();
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'0' && i + 2 < b.len() && b[i + 1] == b'x' && b[i + 2].is_ascii_hexdigit() {
@@ -676,7 +720,6 @@ fn shape(t: &str) -> String {
             i += 1;
         }
     }
-    out
 }
 
 fn overlaps(a: &SlotSpan, b: &Span) -> bool {
@@ -710,7 +753,7 @@ fn merge_spans(spans: Vec<Span>) -> Vec<SlotSpan> {
             start: sp.start,
             end: sp.end,
             vocab: sp.vocab,
-            shapes: HashSet::new(),
+            shapes: HashSet::default(),
         };
         for &i in hits.iter().rev() {
             let s = slots.remove(i);
@@ -833,7 +876,7 @@ fn adds_up(
             .then(|| t1[lo..t1.len() - tail].concat())
     };
     let (left, right) = (t0[lo..mid].concat(), t0[mid..hi].concat());
-    let mut alone: HashMap<u128, String> = HashMap::new();
+    let mut alone: HashMap<u128, String> = HashMap::default();
     let mut joint: Vec<(u128, String)> = Vec::new();
     for (w, t) in samples {
         let d = (w ^ base) & !fixed_mask;
@@ -878,7 +921,7 @@ fn slot_vocab(
     t0: &[&str],
 ) {
     for s in slots.iter_mut() {
-        let mut vocab: HashSet<String> = HashSet::new();
+        let mut vocab: HashSet<String> = HashSet::default();
         vocab.insert(t0[s.start..s.end].concat());
         let tail = t0.len() - s.end;
         let mut add = |t: &str| {
@@ -953,7 +996,8 @@ fn pair_slots(
             Elem::Anchor(_) => None,
         })
         .collect();
-    let place = |g: u128| pair_place(g, samples, &by_word, (skel, slots, &slot_of), cutting);
+    let cutter = Cutter::new(skel, slots, cutting);
+    let place = |g: u128| pair_place(g, samples, &by_word, (&cutter, &slot_of));
     let mut out = Vec::new();
     for &g in missing {
         // Bit by bit first: a reuse field whose bits are refused alone (SM103 FADD, bits
@@ -1026,10 +1070,9 @@ fn pair_place(
     m: u128,
     samples: &[Sample],
     by_word: &HashMap<u128, &str>,
-    (skel, slots, slot_of): (&[Elem], &[SlotSpan], &[usize]),
-    cutting: Cutting,
+    (cutter, slot_of): (&Cutter, &[usize]),
 ) -> Option<((usize, bool), HashMap<String, usize>)> {
-    let mut votes: HashMap<(usize, bool), HashMap<String, usize>> = HashMap::new();
+    let mut votes: HashMap<(usize, bool), HashMap<String, usize>> = HashMap::default();
     let mut tried = 0;
     for &(w, t) in samples {
         if w & m == 0 || tried >= 64 {
@@ -1042,22 +1085,16 @@ fn pair_place(
             continue;
         }
         tried += 1;
-        let (Some(c1), Some(c2)) = (
-            cut_sample(skel, slots, t, cutting),
-            cut_sample(skel, slots, t2, cutting),
-        ) else {
+        let (Some(c1), Some(c2)) = (cut_sample(cutter, t), cut_sample(cutter, t2)) else {
             continue;
         };
         let differ: Vec<usize> = (0..c1.len()).filter(|&i| c1[i] != c2[i]).collect();
         let [i] = differ[..] else { continue };
-        let (with, without) = (&c1[i], &c2[i]);
-        let vote = if let Some(suf) = with
-            .strip_prefix(without.as_str())
-            .filter(|x| !x.is_empty())
-        {
+        let (with, without) = (c1[i], c2[i]);
+        let vote = if let Some(suf) = with.strip_prefix(without).filter(|x| !x.is_empty()) {
             Some(((slot_of[i], true), suf))
         } else {
-            with.strip_suffix(without.as_str())
+            with.strip_suffix(without)
                 .filter(|x| !x.is_empty())
                 .map(|pre| ((slot_of[i], false), pre))
         };
@@ -1102,7 +1139,7 @@ fn order_gaps(skel: &mut [Elem], slots: &[SlotSpan], samples: &[Sample]) {
 }
 
 fn vote_order(ids: &[usize], slots: &[SlotSpan], samples: &[Sample]) -> Vec<usize> {
-    let mut votes: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut votes: HashMap<(usize, usize), usize> = HashMap::default();
     let find = |k: usize, t: &str| -> Option<usize> {
         slots[ids[k]]
             .vocab
@@ -1129,51 +1166,135 @@ fn vote_order(ids: &[usize], slots: &[SlotSpan], samples: &[Sample]) -> Vec<usiz
         .collect()
 }
 
+/// The skeleton and slots an answer is cut against, with what [`cut_sample`] asks of each
+/// slot worked out once: the lengths of the texts and shapes it knows (a candidate text of
+/// another length is known to be neither, without a lookup).
+struct Cutter<'s> {
+    skel: &'s [Elem],
+    /// Per skeleton element: for a slot, its texts, their shapes and the longest of each.
+    known: Vec<Option<SlotKnown<'s>>>,
+    cutting: Cutting,
+}
+
+/// A slot's known texts and shapes ([`Cutter`]).
+struct SlotKnown<'s> {
+    vocab: &'s HashSet<String>,
+    shapes: &'s HashSet<String>,
+    vocab_lens: TextLengths,
+    shape_lens: TextLengths,
+}
+
+/// The lengths of a set of texts: bit `n` of `short` for each length `n` under 128, and the
+/// longest; a text of another length is not in the set.
+struct TextLengths {
+    short: u128,
+    max: usize,
+}
+
+impl TextLengths {
+    fn of(texts: &HashSet<String>) -> Self {
+        TextLengths {
+            short: texts
+                .iter()
+                .filter(|t| t.len() < 128)
+                .fold(0, |m, t| m | 1u128 << t.len()),
+            max: texts.iter().map(String::len).max().unwrap_or(0),
+        }
+    }
+
+    /// Whether a text of `n` bytes can be in the set.
+    fn may_hold(&self, n: usize) -> bool {
+        if n < 128 {
+            self.short >> n & 1 == 1
+        } else {
+            n <= self.max
+        }
+    }
+}
+
+impl<'s> Cutter<'s> {
+    fn new(skel: &'s [Elem], slots: &'s [SlotSpan], cutting: Cutting) -> Self {
+        let known = skel
+            .iter()
+            .map(|e| match e {
+                Elem::Anchor(_) => None,
+                Elem::Slot(k) => {
+                    let s = &slots[*k];
+                    Some(SlotKnown {
+                        vocab: &s.vocab,
+                        shapes: &s.shapes,
+                        vocab_lens: TextLengths::of(&s.vocab),
+                        shape_lens: TextLengths::of(&s.shapes),
+                    })
+                }
+            })
+            .collect();
+        Cutter {
+            skel,
+            known,
+            cutting,
+        }
+    }
+}
+
 /// Cuts one answer into the texts of the skeleton's slots (in skeleton order): anchors must
 /// match; among the cuts, the one with most slot texts seen alone wins. `None` when no cut
-/// matches the anchors.
-fn cut_sample(
-    skel: &[Elem],
-    slots: &[SlotSpan],
-    text: &str,
-    cutting: Cutting,
-) -> Option<Vec<String>> {
+/// matches the anchors. Each slot text is a piece of `text` (its tokens are).
+fn cut_sample<'t>(cutter: &Cutter, text: &'t str) -> Option<Vec<&'t str>> {
     let toks = tokens(text);
     let n = toks.len();
+    let skel = cutter.skel;
     let e = skel.len();
+    // Byte offset of each token in `text` (tokens cover it end to end), and of each token's
+    // shape in the shape of the whole text: the shape of a run of tokens is the run of their
+    // shapes (a number never spans two tokens).
+    let mut at = Vec::with_capacity(n + 1);
+    let mut shaped = String::new();
+    let mut shape_at = Vec::with_capacity(n + 1);
+    let mut off = 0;
+    for t in &toks {
+        at.push(off);
+        shape_at.push(shaped.len());
+        off += t.len();
+        if cutter.cutting == Cutting::SlotTexts {
+            shape_into(t, &mut shaped);
+        }
+    }
+    at.push(off);
+    shape_at.push(shaped.len());
     const INF: u32 = u32::MAX / 2;
-    // best[i][p]: least cost to match skel[i..] against toks[p..]; choice for the path.
-    let mut best = vec![vec![INF; n + 1]; e + 1];
-    let mut choice = vec![vec![0usize; n + 1]; e + 1];
-    best[e][n] = 0;
+    // best[i * w + p]: least cost to match skel[i..] against toks[p..]; choice for the path.
+    let w = n + 1;
+    let mut best = vec![INF; (e + 1) * w];
+    let mut choice = vec![0usize; (e + 1) * w];
+    best[e * w + n] = 0;
     for i in (0..e).rev() {
         for p in (0..=n).rev() {
-            match &skel[i] {
-                Elem::Anchor(a) => {
-                    if p < n && toks[p] == a && best[i + 1][p + 1] < INF {
-                        best[i][p] = best[i + 1][p + 1];
-                        choice[i][p] = p + 1;
+            match (&skel[i], &cutter.known[i]) {
+                (Elem::Anchor(a), _) => {
+                    if p < n && toks[p] == a && best[(i + 1) * w + p + 1] < INF {
+                        best[i * w + p] = best[(i + 1) * w + p + 1];
+                        choice[i * w + p] = p + 1;
                     }
                 }
-                Elem::Slot(k) => {
-                    let vocab = &slots[*k].vocab;
-                    let shapes = &slots[*k].shapes;
-                    let mut text = String::new();
+                (Elem::Slot(_), Some(known)) => {
                     for q in p..=n.min(p + MAX_SLOT_TOKENS) {
-                        if q > p {
-                            text.push_str(toks[q - 1]);
-                        }
-                        let rest = best[i + 1][q];
+                        let rest = best[(i + 1) * w + q];
                         if rest >= INF {
                             continue;
                         }
                         // A text the slot printed alone costs nothing; one of the same shape
                         // (`R48` for `R5`, `0x1234` for `0x10`) costs 1; anything else more.
-                        let miss = if vocab.contains(&text) {
+                        let piece = &text[at[p]..at[q]];
+                        let miss = if known.vocab_lens.may_hold(piece.len())
+                            && known.vocab.contains(piece)
+                        {
                             0
-                        } else if cutting == Cutting::GroupTexts {
+                        } else if cutter.cutting == Cutting::GroupTexts {
                             2
-                        } else if shapes.contains(&shape(&text)) {
+                        } else if known.shape_lens.may_hold(shape_at[q] - shape_at[p])
+                            && known.shapes.contains(&shaped[shape_at[p]..shape_at[q]])
+                        {
                             1
                         } else {
                             // Longer unknown texts cost more, so that one slot does not take
@@ -1181,24 +1302,25 @@ fn cut_sample(
                             2 + (q - p) as u32
                         };
                         let c = rest + miss + (q - p) as u32 / 8;
-                        if c < best[i][p] {
-                            best[i][p] = c;
-                            choice[i][p] = q;
+                        if c < best[i * w + p] {
+                            best[i * w + p] = c;
+                            choice[i * w + p] = q;
                         }
                     }
                 }
+                (Elem::Slot(_), None) => {}
             }
         }
     }
-    if best[0][0] >= INF {
+    if best[0] >= INF {
         return None;
     }
     let mut out = Vec::new();
     let mut p = 0;
     for (i, el) in skel.iter().enumerate() {
-        let q = choice[i][p];
+        let q = choice[i * w + p];
         if let Elem::Slot(_) = el {
-            out.push(toks[p..q].concat());
+            out.push(&text[at[p]..at[q]]);
         }
         p = q;
     }
@@ -1210,15 +1332,18 @@ fn cut_sample(
 fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
     let mut mask = mask;
     let n = texts.len();
+    let ids = interned(texts);
+    let mut scratch = LooScratch::default();
     for _ in 0..3 {
-        let now = loo_score(mask, texts);
+        let classes = LooClasses::new(mask, &ids);
+        let now = classes.score(0, &mut scratch);
         if now == n {
             break;
         }
         let best = groups
             .iter()
             .filter(|&&g| g & mask == 0)
-            .map(|&g| (loo_score(mask | g, texts), g))
+            .map(|&g| (classes.score(g, &mut scratch), g))
             .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
         match best {
             // Context bits must help on answers they were not fitted to (leave-one-out), by
@@ -1228,7 +1353,7 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
         }
     }
     mask |= shape_context(mask, texts, groups);
-    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::new();
+    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::default();
     for &(w, t) in texts {
         *by_key
             .entry(pext(w, mask))
@@ -1247,7 +1372,7 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
     }
     let number = fit_number(mask, &table, groups);
     let base_key = pext(base, mask);
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut counts: HashMap<&str, usize> = HashMap::default();
     for (k, t) in &table {
         if *k != base_key {
             *counts.entry(t).or_default() += 1;
@@ -1315,18 +1440,21 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     }
     let shaped: Vec<(u128, String)> = texts.iter().map(|&(w, t)| (w, affixes(t))).collect();
     let shaped: Vec<(u128, &str)> = shaped.iter().map(|(w, t)| (*w, t.as_str())).collect();
+    let shaped = interned(&shaped);
     let n = shaped.len();
     let mut key = narrow;
     let mut context = 0;
+    let mut scratch = LooScratch::default();
     for _ in 0..2 {
-        let now = loo_score(key, &shaped);
+        let classes = LooClasses::new(key, &shaped);
+        let now = classes.score(0, &mut scratch);
         if now == n {
             break;
         }
         let best = groups
             .iter()
             .filter(|&&g| g & (mask | context) == 0 && g.count_ones() <= 2 * MAX_AFFIX_GROUP_BITS)
-            .map(|&g| (loo_score(key | g, &shaped), g))
+            .map(|&g| (classes.score(g, &mut scratch), g))
             .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
         match best {
             Some((c, g)) if c > now && (c - now) * 100 >= n => {
@@ -1345,27 +1473,149 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     }
 }
 
+/// (word, text) pairs with each text replaced by a number (equal texts, equal numbers), for
+/// [`loo_score`].
+fn interned(texts: &[(u128, &str)]) -> Vec<(u128, u32)> {
+    let mut ids: HashMap<&str, u32> = HashMap::default();
+    texts
+        .iter()
+        .map(|&(w, t)| {
+            let next = ids.len() as u32;
+            (w, *ids.entry(t).or_insert(next))
+        })
+        .collect()
+}
+
 /// How many answers the value table predicts when each answer is left out of the table it
 /// is predicted from: a key's majority text is right for its other answers only when it still
-/// leads without them.
-fn loo_score(mask: u128, texts: &[(u128, &str)]) -> usize {
-    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::new();
-    for &(w, t) in texts {
-        *by_key
-            .entry(pext(w, mask))
-            .or_default()
-            .entry(t)
-            .or_default() += 1;
+/// leads without them. `texts` are (word, text number) pairs ([`interned`]); a key is the
+/// word's `mask` bits.
+fn loo_score(mask: u128, texts: &[(u128, u32)]) -> usize {
+    LooClasses::new(mask, texts).score(0, &mut LooScratch::default())
+}
+
+/// The answers of [`loo_score`] grouped once by their key (the word's `mask` bits) and text,
+/// so that the score of `mask` with each further group is a count over dense class numbers.
+struct LooClasses<'a> {
+    texts: &'a [(u128, u32)],
+    /// Per answer, its (key, text) class.
+    class: Vec<u32>,
+    /// Per class, its key number.
+    key_of: Vec<u32>,
+    /// How many keys.
+    keys: usize,
+}
+
+/// Counters [`LooClasses::score`] reuses from one call to the next (all zero between calls).
+#[derive(Default)]
+struct LooScratch {
+    counts: Vec<u32>,
+    top: Vec<(u32, u32)>,
+    cells: Vec<usize>,
+}
+
+/// Most bits of a group [`LooClasses::score`] counts in arrays (wider ones are hashed).
+const LOO_ARRAY_BITS: u32 = 16;
+
+impl<'a> LooClasses<'a> {
+    fn new(mask: u128, texts: &'a [(u128, u32)]) -> Self {
+        let mut keys: HashMap<u128, u32> = HashMap::default();
+        let mut classes: HashMap<(u32, u32), u32> = HashMap::default();
+        let mut key_of = Vec::new();
+        let class = texts
+            .iter()
+            .map(|&(w, t)| {
+                let next = keys.len() as u32;
+                let k = *keys.entry(w & mask).or_insert(next);
+                let next = classes.len() as u32;
+                *classes.entry((k, t)).or_insert_with(|| {
+                    key_of.push(k);
+                    next
+                })
+            })
+            .collect();
+        LooClasses {
+            texts,
+            class,
+            key_of,
+            keys: keys.len(),
+        }
     }
-    by_key
-        .values()
-        .map(|m| {
-            let mut c: Vec<usize> = m.values().copied().collect();
-            c.sort_unstable_by(|a, b| b.cmp(a));
-            let (c1, c2) = (c[0], c.get(1).copied().unwrap_or(0));
-            if c1 >= 2 && c1 - 1 > c2 { c1 } else { 0 }
-        })
-        .sum()
+
+    /// [`loo_score`] of `mask | g` (the key is the word's `mask` bits and its `g` bits).
+    fn score(&self, g: u128, scratch: &mut LooScratch) -> usize {
+        let k = g.count_ones();
+        let n = self.texts.len();
+        let classes = self.key_of.len();
+        if k > LOO_ARRAY_BITS || (classes << k) > (4 * n).max(1 << 12) {
+            return self.score_hashed(g);
+        }
+        let LooScratch { counts, top, cells } = scratch;
+        if counts.len() < classes << k {
+            counts.resize(classes << k, 0);
+        }
+        if top.len() < self.keys << k {
+            top.resize(self.keys << k, (0, 0));
+        }
+        // Per answer, its (class, g bits) cell.
+        cells.clear();
+        cells.extend(self.texts.iter().zip(&self.class).map(|(&(w, _), &c)| {
+            let sub = if k == 0 { 0 } else { pext(w, g) as usize };
+            (c as usize) << k | sub
+        }));
+        for &cell in cells.iter() {
+            counts[cell] += 1;
+        }
+        // Each cell's count once into its key's two largest, then cleared.
+        let sub_mask = (1usize << k) - 1;
+        let key_cell = |cell: usize| (self.key_of[cell >> k] as usize) << k | (cell & sub_mask);
+        for &cell in cells.iter() {
+            let v = std::mem::take(&mut counts[cell]);
+            if v == 0 {
+                continue;
+            }
+            let e = &mut top[key_cell(cell)];
+            if v > e.0 {
+                *e = (v, e.0);
+            } else if v > e.1 {
+                e.1 = v;
+            }
+        }
+        let mut sum = 0;
+        for &cell in cells.iter() {
+            let (c1, c2) = std::mem::take(&mut top[key_cell(cell)]);
+            if c1 >= 2 && c1 - 1 > c2 {
+                sum += c1 as usize;
+            }
+        }
+        sum
+    }
+
+    /// [`LooClasses::score`] with hashed counters (a wide `g`).
+    fn score_hashed(&self, g: u128) -> usize {
+        let mut counts: HashMap<(u32, u128), u32> = HashMap::default();
+        for (i, &(w, _)) in self.texts.iter().enumerate() {
+            *counts.entry((self.class[i], w & g)).or_default() += 1;
+        }
+        let mut top: HashMap<(u32, u128), (u32, u32)> = HashMap::default();
+        for (&(c, s), &v) in &counts {
+            let e = top.entry((self.key_of[c as usize], s)).or_default();
+            if v > e.0 {
+                *e = (v, e.0);
+            } else if v > e.1 {
+                e.1 = v;
+            }
+        }
+        top.values()
+            .map(|&(c1, c2)| {
+                if c1 >= 2 && c1 - 1 > c2 {
+                    c1 as usize
+                } else {
+                    0
+                }
+            })
+            .sum()
+    }
 }
 
 /// A number rule for the slot's value table, when one explains most keys: the number is
@@ -1378,12 +1628,23 @@ fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Opti
             .copied()
             .filter(|&g| g & mask == g && g != mask && g.count_ones() >= 2),
     );
+    // Each value's word and the number its text holds, worked out once.
+    let entries: Vec<(u128, Option<ParsedNumber>)> = table
+        .iter()
+        .map(|(&k, t)| (deposit(k, mask), parse_number(t)))
+        .collect();
     let mut best: Option<(usize, NumberRule)> = None;
     for num in cands {
+        // Per value: the candidate's bits, and the slot's other bits (which pick the affixes).
+        let bits: Vec<(u128, u128)> = entries
+            .iter()
+            .map(|(w, _)| (pext(*w, num), pext(*w, mask & !num)))
+            .collect();
         for signed in [false, true] {
             for scale in [1u32, 2, 4, 8, 16] {
-                for offset in [0, common_offset(mask, num, signed, scale, table)] {
-                    if let Some((hits, rule)) = try_rule(mask, (num, signed, scale, offset), table)
+                for offset in [0, common_offset(num, signed, scale, &entries, &bits)] {
+                    if let Some((hits, rule)) =
+                        try_rule((num, signed, scale, offset), &entries, &bits)
                         && best.as_ref().is_none_or(|(h, _)| hits > *h)
                     {
                         best = Some((hits, rule));
@@ -1401,34 +1662,42 @@ fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Opti
     (hits >= 4 && hits * 10 >= table.len() * 6).then_some(rule)
 }
 
-/// The most common difference between the printed number and the scaled value over the
-/// texts of `table` (0 when it is not shared by at least 4 values): a branch target printed
-/// as the next word's address plus the offset (`BRA 0x10` for offset 0 at address 0).
-fn common_offset(
-    mask: u128,
-    num: u128,
-    signed: bool,
-    scale: u32,
-    table: &BTreeMap<u128, &str>,
-) -> i64 {
-    let probe = NumberRule {
+/// What [`parse_number`] finds in a text: prefix, sign, value, suffix, hex.
+type ParsedNumber<'a> = (&'a str, bool, u128, &'a str, bool);
+
+/// A rule of the candidate bits `num` with no affixes yet, to compute values with.
+fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
+    NumberRule {
         mask: num,
         signed,
         hex: false,
         scale,
-        offset: 0,
+        offset,
         float: false,
         affixes: Vec::new(),
-    };
-    let mut count: HashMap<i128, usize> = HashMap::new();
-    for (&k, t) in table {
-        let Some((_, neg, v, _, _)) = parse_number(t) else {
+    }
+}
+
+/// The most common difference between the printed number and the scaled value over the
+/// texts of the slot's value table (0 when it is not shared by at least 4 values): a branch
+/// target printed as the next word's address plus the offset (`BRA 0x10` for offset 0 at
+/// address 0). `entries` are the table's values as [`fit_number`] prepares them, `bits` each
+/// one's bits of `num` and of the rest of the slot.
+fn common_offset(
+    num: u128,
+    signed: bool,
+    scale: u32,
+    entries: &[(u128, Option<ParsedNumber>)],
+    bits: &[(u128, u128)],
+) -> i64 {
+    let probe = probe_rule(num, signed, scale, 0);
+    let mut count: HashMap<i128, usize> = HashMap::default();
+    for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
+        let Some((_, neg, n, _, _)) = parsed else {
             continue;
         };
-        let printed = if neg { -(v as i128) } else { v as i128 };
-        *count
-            .entry(printed - probe.value(deposit(k, mask)))
-            .or_default() += 1;
+        let printed = if *neg { -(*n as i128) } else { *n as i128 };
+        *count.entry(printed - probe.value_of_bits(*v)).or_default() += 1;
     }
     count
         .into_iter()
@@ -1438,30 +1707,20 @@ fn common_offset(
         .unwrap_or(0)
 }
 
-fn try_rule(
-    mask: u128,
+fn try_rule<'a>(
     (num, signed, scale, offset): (u128, bool, u32, i64),
-    table: &BTreeMap<u128, &str>,
+    entries: &[(u128, Option<ParsedNumber<'a>>)],
+    bits: &[(u128, u128)],
 ) -> Option<(usize, NumberRule)> {
-    let mut affixes: AffixTally = HashMap::new();
+    let mut affixes: AffixTally<'a> = HashMap::default();
     let mut hex_votes = (0usize, 0usize);
-    let probe = NumberRule {
-        mask: num,
-        signed,
-        hex: false,
-        scale,
-        offset,
-        float: false,
-        affixes: Vec::new(),
-    };
-    for (&k, t) in table {
-        let w = deposit(k, mask);
-        let n = probe.value(w);
-        let Some((pre, neg, v, suf, hex)) = parse_number(t) else {
+    let probe = probe_rule(num, signed, scale, offset);
+    for ((_, parsed), &(v, other)) in entries.iter().zip(bits) {
+        let Some((pre, neg, n, suf, hex)) = *parsed else {
             continue;
         };
-        let printed = if neg { -(v as i128) } else { v as i128 };
-        if printed != n {
+        let printed = if neg { -(n as i128) } else { n as i128 };
+        if printed != probe.value_of_bits(v) {
             continue;
         }
         if hex {
@@ -1469,11 +1728,10 @@ fn try_rule(
         } else {
             hex_votes.1 += 1;
         }
-        let other = pext(w, mask & !num);
         *affixes
             .entry((other, neg))
             .or_default()
-            .entry((pre.to_string(), suf.to_string()))
+            .entry((pre, suf))
             .or_default() += 1;
     }
     let (hits, list) = affix_list(affixes);
@@ -1483,13 +1741,9 @@ fn try_rule(
     Some((
         hits,
         NumberRule {
-            mask: num,
-            signed,
             hex: hex_votes.0 >= hex_votes.1,
-            scale,
-            offset,
-            float: false,
             affixes: list,
+            ..probe
         },
     ))
 }
@@ -1497,6 +1751,32 @@ fn try_rule(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_groups_parts_a_field_drawn_over_others() {
+        // One 7-bit field of a page: bits 0-1 print a number, bit 2 inserts a modifier,
+        // bits 3-5 print nothing, bit 6 rewrites the modifier and the number (a form bit).
+        let base = (0u128, "OP 0x0 ;");
+        let samples = [
+            base,
+            (0x1, "OP 0x1 ;"),
+            (0x2, "OP 0x2 ;"),
+            (0x4, "OP.X 0x0 ;"),
+            (0x8, "OP 0x0 ;"),
+            (0x10, "OP 0x0 ;"),
+            (0x20, "OP 0x0 ;"),
+            (0x40, "OP.ABS 0x10 ;"),
+        ];
+        let t0 = tokens(base.1);
+        assert_eq!(
+            split_groups(0, &[0x7f], &samples, base, &t0),
+            vec![0x40, 0x4, 0x3, 0x38]
+        );
+        // Printing at one place, a silent bit stays with the others (a value that prints
+        // like the base's).
+        let samples = [base, (0x1, "OP 0x1 ;"), (0x2, "OP 0x0 ;")];
+        assert_eq!(split_groups(0, &[0x3], &samples, base, &t0), vec![0x3]);
+    }
 
     #[test]
     fn tokens_keep_numbers_and_names_whole() {
@@ -1507,6 +1787,48 @@ mod tests {
                 "R2", ".U32", "+", "UR4", "+", "-", "0x10", "]", ",", " ", "1.5e+10", " ", ";"
             ]
         );
+    }
+
+    #[test]
+    fn the_shape_of_a_run_of_tokens_is_the_run_of_their_shapes() {
+        for t in [
+            "@P0 TLD.LZ.EF P0, R0, [R2.U32+UR4+-0x10], 1.5e+10 ;",
+            "R1.5 0x1f.0x2 1e+10 10x5 -QNAN c[0x3][0x1a0] SR_TID.X",
+        ] {
+            let mut joined = String::new();
+            for tok in tokens(t) {
+                shape_into(tok, &mut joined);
+            }
+            assert_eq!(joined, shape(t));
+        }
+        assert_eq!(shape("R48.reuse"), "R#.reuse");
+        assert_eq!(shape("+-0x1f]"), "+-0x#]");
+    }
+
+    #[test]
+    fn leave_one_out_scores_count_majorities_that_survive_losing_an_answer() {
+        let texts = [
+            (0, "a"),
+            (2, "a"),
+            (4, "a"),
+            (6, "b"),
+            (1, "c"),
+            (3, "c"),
+            (5, "d"),
+        ];
+        let ids = interned(&texts);
+        // Key bit 0: "a" leads 3 to 1 (kept), "c" 2 to 1 (not).
+        assert_eq!(loo_score(1, &ids), 3);
+        let classes = LooClasses::new(1, &ids);
+        let mut scratch = LooScratch::default();
+        assert_eq!(classes.score(0, &mut scratch), 3);
+        // With bit 1: only words 0 and 4 ("a", "a") keep a majority.
+        assert_eq!(classes.score(2, &mut scratch), 2);
+        assert_eq!(classes.score_hashed(2), 2);
+        assert_eq!(loo_score(3, &ids), 2);
+        // The scratch counters are left cleared for the next call.
+        assert!(scratch.counts.iter().all(|&c| c == 0));
+        assert!(scratch.top.iter().all(|&t| t == (0, 0)));
     }
 
     #[test]
@@ -1882,13 +2204,15 @@ pub fn learn_printers(
     let renderer0 = crate::render::Renderer::new(&codec0);
     let obs = observations(&codec0, model, entries);
     let first = attribute(&codec0, &renderer0, &obs);
-    let (printers, _) = fit_all(&codec0, &renderer0, &first);
+    let (printers, _) = fit_all(&codec0, &renderer0, &first, None);
     let mut trial = tables.to_vec();
     install(&mut trial, &printers);
     let codec1 = crate::codec::Codec::new(trial)?;
     let renderer1 = crate::render::Renderer::new(&codec1);
     let second = attribute(&codec1, &renderer1, &obs);
-    let (printers, sum) = fit_all(&codec0, &renderer0, &second);
+    // A variant given the same answers both times learns the same printer: kept, not
+    // learned again.
+    let (printers, sum) = fit_all(&codec0, &renderer0, &second, Some((&first, &printers)));
     install(tables, &printers);
     let codec2 = crate::codec::Codec::new(tables.to_vec())?;
     let renderer2 = crate::render::Renderer::new(&codec2);
@@ -1896,6 +2220,9 @@ pub fn learn_printers(
     learn_choosers(&codec2, &renderer2, model, &obs, &second);
     Ok(sum)
 }
+
+/// The answers given to each variant `(table, variant)`.
+type PerVariant<'a> = HashMap<(u16, u16), Vec<Sample<'a>>>;
 
 /// Per variant: its id, the kept printer, answers reproduced, answers.
 type Learned = ((u16, u16), Option<Printer>, usize, usize);
@@ -1945,7 +2272,7 @@ fn observations<'a>(
 
 /// Tokens two texts have in common (as multisets).
 fn common_tokens(a: &str, b: &str) -> usize {
-    let mut m: HashMap<&str, usize> = HashMap::new();
+    let mut m: HashMap<&str, usize> = HashMap::default();
     for t in tokens(a) {
         *m.entry(t).or_default() += 1;
     }
@@ -2011,7 +2338,7 @@ fn attribute<'a>(
             }
         })
         .collect();
-    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
+    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::default();
     for (o, ids) in obs.iter().zip(picks) {
         for id in ids {
             per.entry((id.table, id.variant))
@@ -2024,17 +2351,30 @@ fn attribute<'a>(
 
 /// Learns each variant's printer from its answers and keeps it where it beats the
 /// table-shaped reading on an eighth of them set aside ([`set_aside`]).
+/// `before` is an earlier call's answers per variant and what it learned from them (with the
+/// same `codec` and `renderer`): a variant given the same answers again takes that result.
 fn fit_all(
     codec: &crate::codec::Codec,
     renderer: &crate::render::Renderer,
     per: &HashMap<(u16, u16), Vec<Sample>>,
+    before: Option<(&PerVariant, &[Learned])>,
 ) -> (Vec<Learned>, PrinterSummary) {
     use rayon::prelude::*;
     let mut jobs: Vec<(&(u16, u16), &Vec<Sample>)> = per.iter().collect();
     jobs.sort_by_key(|(k, _)| **k);
     let learned: Vec<Learned> = jobs
         .par_iter()
-        .map(|(id, samples)| fit_variant(codec, renderer, **id, samples))
+        .map(|(id, samples)| {
+            let same = before.and_then(|(per0, learned0)| {
+                (per0.get(*id) == Some(*samples))
+                    .then(|| learned0.iter().find(|l| l.0 == **id))
+                    .flatten()
+            });
+            match same {
+                Some(l) => l.clone(),
+                None => fit_variant(codec, renderer, **id, samples),
+            }
+        })
         .collect();
     let mut sum = PrinterSummary::default();
     for (_, p, ok, n) in &learned {
@@ -2076,9 +2416,14 @@ fn fit_variant(
     let (val, fit): (Vec<Sample>, Vec<Sample>) = samples.iter().partition(|(w, _)| set_aside(*w));
     let right = |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.print(*w) == *t).count();
     // Both ways of cutting answers are tried; the one right on more set-aside answers is kept.
+    // The two share the slots both cut alike (one cache).
+    let mut cache = SlotCache::default();
     let (cutting, trial) = [Cutting::SlotTexts, Cutting::GroupTexts]
         .into_iter()
-        .map(|c| (c, learn_with(v.fixed_mask, &groups, &fit, c)))
+        .map(|c| {
+            let p = learn_at(v.fixed_mask, &groups, &fit, (MAX_FORM_DEPTH, c), &mut cache);
+            (c, p)
+        })
         .max_by_key(|(c, p)| {
             (
                 p.as_ref().map_or(0, |p| right(p, &val)),
@@ -2101,7 +2446,13 @@ fn fit_variant(
     // The printer learned from all answers, unless it is worse on them than the trial one
     // (a base word of another shape among the added answers can misalign every slot).
     let p = keep.then(|| {
-        let all = learn_with(v.fixed_mask, &groups, samples, cutting);
+        let all = learn_at(
+            v.fixed_mask,
+            &groups,
+            samples,
+            (MAX_FORM_DEPTH, cutting),
+            &mut cache,
+        );
         let trial_right = trial.as_ref().map_or(0, |p| right(p, samples));
         match all {
             Some(p) if right(&p, samples) >= trial_right => Some(p),
@@ -2159,7 +2510,7 @@ fn learn_preferences(
         let n = codec.tables[t as usize].variants.len();
         // Per variant: answers it matches, and of those, printed right by its reading.
         let mut tally = vec![(0usize, 0usize); n];
-        let mut right: HashSet<(u128, u16)> = HashSet::new();
+        let mut right: HashSet<(u128, u16)> = HashSet::default();
         for o in &list {
             for id in &o.cands {
                 let ok = codec
@@ -2212,7 +2563,7 @@ fn learn_choosers(
     obs: &[Obs],
     attributed: &HashMap<(u16, u16), Vec<Sample>>,
 ) {
-    let mut owner: HashMap<u128, crate::codec::VariantId> = HashMap::new();
+    let mut owner: HashMap<u128, crate::codec::VariantId> = HashMap::default();
     for ((t, v), samples) in attributed {
         for (w, _) in samples {
             owner.insert(
@@ -2285,7 +2636,7 @@ pub fn samples_by_variant<'a>(
     model: &super::model::Model,
     entries: &'a [crate::oracle::Entry],
 ) -> HashMap<(u16, u16), Vec<Sample<'a>>> {
-    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
+    let mut per: HashMap<(u16, u16), Vec<Sample>> = HashMap::default();
     for e in entries {
         let crate::oracle::Answer::Text(t) = &e.answer else {
             continue;
@@ -2541,7 +2892,7 @@ fn group_values(g: u128) -> Vec<u128> {
 }
 
 /// Affix tallies: (other bits, negative) -> (prefix, suffix) -> how many values.
-type AffixTally = HashMap<(u128, bool), HashMap<(String, String), usize>>;
+type AffixTally<'a> = HashMap<(u128, bool), HashMap<(&'a str, &'a str), usize>>;
 
 /// The most common (prefix, suffix) per (other bits, sign), sorted, and how many values they
 /// explain.
@@ -2555,8 +2906,8 @@ fn affix_list(affixes: AffixTally) -> (usize, Vec<(Key, bool, String, String)>) 
         .filter_map(|((k, neg), m)| {
             let ((p, s), _) = m
                 .into_iter()
-                .max_by_key(|(a, c)| (*c, std::cmp::Reverse(a.clone())))?;
-            Some((Key(k), neg, p, s))
+                .max_by_key(|(a, c)| (*c, std::cmp::Reverse(*a)))?;
+            Some((Key(k), neg, p.to_string(), s.to_string()))
         })
         .collect();
     list.sort();
@@ -2592,8 +2943,12 @@ fn try_float(
             float: true,
             affixes: Vec::new(),
         };
-        let mut affixes: AffixTally = HashMap::new();
+        let mut affixes: AffixTally = HashMap::default();
         for (&k, t) in table {
+            // A finite float prints a digit: a text with none holds no float.
+            if !t.bytes().any(|b| b.is_ascii_digit()) {
+                continue;
+            }
             let word = deposit(k, mask);
             let Some(x) = probe.float_value(word).filter(|x| x.is_finite()) else {
                 continue;
@@ -2609,7 +2964,7 @@ fn try_float(
             *affixes
                 .entry((other, x.is_sign_negative()))
                 .or_default()
-                .entry((t[..pos].to_string(), t[pos + f.len()..].to_string()))
+                .entry((&t[..pos], &t[pos + f.len()..]))
                 .or_default() += 1;
         }
         let (hits, list) = affix_list(affixes);

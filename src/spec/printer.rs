@@ -170,7 +170,11 @@ impl Slot {
 impl NumberRule {
     /// The printed number of `word`.
     pub fn value(&self, word: u128) -> i128 {
-        let v = pext(word, self.mask);
+        self.value_of_bits(pext(word, self.mask))
+    }
+
+    /// The printed number for the rule's bits `v` (the word's `mask` bits, packed).
+    pub fn value_of_bits(&self, v: u128) -> i128 {
         let w = self.mask.count_ones();
         let n = if self.signed && w > 0 && w < 128 && v >> (w - 1) & 1 == 1 {
             v as i128 - (1i128 << w)
