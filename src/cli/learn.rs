@@ -273,6 +273,9 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
             let n = tables.len();
             let mine = sh.select(tables, |t| (t.arch, t.mnemonic.clone(), t.path.clone()));
             eprintln!("learn: shard {sh}: {} of {n} tables", mine.len());
+            if mine.is_empty() {
+                bail!("shard {sh} has no table: only {n} tables loaded (give fewer shards)");
+            }
             mine
         }
         None => tables,

@@ -41,6 +41,11 @@ pub(super) struct SynthArgs {
     /// Widest modifier group enumerated (2^N words each).
     #[arg(long, default_value_t = 6)]
     group_bits: usize,
+    /// Learn the tables already in OUT (--mnemonic ones, else all; with --shard, this
+    /// shard's) without synthesising them again: for a corpus that changed since they were
+    /// written, or to learn more of a committed matrix. Implies --learn.
+    #[arg(long)]
+    learn_only: bool,
     /// Then learn each written table from scratch (`sass-conform learn OUT/X.txt --workspace
     /// OUT/.learn/X`) and write OUT/MATRIX.tsv.
     #[arg(long)]
@@ -66,6 +71,9 @@ pub(super) struct SynthArgs {
 
 pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     oracle::interrupt::install()?;
+    if a.learn_only {
+        return learn_only(a);
+    }
     let started = std::time::Instant::now();
     let cubins = if a.cubins.is_empty() && !a.word_files.is_empty() {
         Vec::new()
@@ -210,7 +218,15 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
         started.elapsed().as_secs_f64()
     );
     if a.learn {
-        learn_all(a, &tables, &outcome.run_mnemonics)?;
+        let learnt: Vec<Learnt> = tables
+            .iter()
+            .map(|t| Learnt {
+                arch: t.arch,
+                mnemonic: t.mnemonic.clone(),
+                variants: t.variants.len(),
+            })
+            .collect();
+        learn_all(a, &learnt, &outcome.run_mnemonics)?;
     }
     Ok(if outcome.skipped.is_empty() {
         ExitCode::SUCCESS
@@ -227,6 +243,67 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
     Ok(())
 }
 
+/// A table to learn: its arch, mnemonic and variant count.
+struct Learnt {
+    arch: Arch,
+    mnemonic: String,
+    variants: usize,
+}
+
+/// `--learn-only`: the tables already in OUT (those of --mnemonic, else every OUT/*.txt, of
+/// this shard), learned without synthesising them again.
+fn learn_only(a: &SynthArgs) -> Result<ExitCode> {
+    let mut names: Vec<String> = if a.mnemonics.is_empty() {
+        let rd = std::fs::read_dir(&a.out).with_context(|| a.out.display().to_string())?;
+        let mut v = Vec::new();
+        for e in rd {
+            let p = e.with_context(|| a.out.display().to_string())?.path();
+            if let Some(n) = p
+                .file_stem()
+                .filter(|_| p.extension().is_some_and(|x| x == "txt"))
+            {
+                v.push(n.to_string_lossy().into_owned());
+            }
+        }
+        v
+    } else {
+        a.mnemonics.clone()
+    };
+    names.sort();
+    names.dedup();
+    let run = names.clone();
+    let names = a
+        .shard
+        .unwrap_or(sass_conform::shard::Shard::ALL)
+        .select(names, |n| n.clone());
+    let mut tables = Vec::new();
+    for n in names {
+        let path = a.out.join(format!("{n}.txt"));
+        let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+        let t = spec::parse_table(&path.display().to_string(), &text)?;
+        if t.arch != Some(a.arch) {
+            bail!(
+                "{}: the table is for {}, not --arch {}",
+                path.display(),
+                t.arch.map_or("no arch".into(), |x| x.to_string()),
+                a.arch
+            );
+        }
+        tables.push(Learnt {
+            arch: a.arch,
+            mnemonic: n,
+            variants: t.variants.len(),
+        });
+    }
+    eprintln!(
+        "synth: learning {} tables of {}",
+        tables.len(),
+        a.out.display()
+    );
+    learn_all(a, &tables, &run)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// One row of MATRIX.tsv.
 struct Row {
     arch: String,
@@ -241,7 +318,7 @@ struct Row {
 
 /// Learns each table alone from scratch (`learn OUT/X.txt --workspace OUT/.learn/X`, in a
 /// child process of this binary) and writes OUT/MATRIX.tsv, updated after each table.
-fn learn_all(a: &SynthArgs, tables: &[synth::Table], run: &[String]) -> Result<()> {
+fn learn_all(a: &SynthArgs, tables: &[Learnt], run: &[String]) -> Result<()> {
     let exe = std::env::current_exe().context("the sass-conform binary")?;
     let matrix = a.matrix.clone().unwrap_or_else(|| a.out.join("MATRIX.tsv"));
     // Rows of an earlier run for tables this run does not learn are kept; with --shard, the
@@ -305,7 +382,7 @@ fn learn_all(a: &SynthArgs, tables: &[synth::Table], run: &[String]) -> Result<(
         rows.push(Row {
             arch: t.arch.to_string(),
             mnemonic: t.mnemonic.clone(),
-            variants: t.variants.len(),
+            variants: t.variants,
             legal_text,
             verdict,
             findings,
