@@ -97,7 +97,8 @@ fn two_shards_merge_into_the_unsharded_run() {
     let all = tmp.path().join("all");
     let s1 = tmp.path().join("s1");
     let s2 = tmp.path().join("s2");
-    let merged = tmp.path().join("merged");
+    // The merge goes where a synth folder keeps an arch's tables, for matrix-report below.
+    let merged = tmp.path().join("synth").join("SM90");
     synth(&oracle, &list, &all, None);
     let log1 = synth(&oracle, &list, &s1, Some("1/2"));
     let log2 = synth(&oracle, &list, &s2, Some("2/2"));
@@ -140,6 +141,34 @@ fn two_shards_merge_into_the_unsharded_run() {
     // VARIANTS.tsv: the header and one row per variant of the four tables.
     let v = String::from_utf8_lossy(&got[Path::new("VARIANTS.tsv")]).into_owned();
     assert_eq!(v.lines().count(), 1 + 1 + 6 + 1 + 1, "{v}");
+
+    // The matrix report of the merged folder, with one learned row: an index and 4 pages.
+    std::fs::write(
+        tmp.path().join("synth/MATRIX.tsv"),
+        "arch\tmnemonic\tvariants\tcheck_legal_text\tcheck_verdict\tfindings\troot_causes\tlearn_seconds\n\
+         SM90\tS2R\t1\t100.000% (605/605)\t100.000%\t4\t4\t9\n",
+    )
+    .unwrap();
+    let report = tmp.path().join("report");
+    let said = run(bin()
+        .args(["matrix-report", "--synth"])
+        .arg(tmp.path().join("synth"))
+        .arg("--out")
+        .arg(&report));
+    assert!(
+        said.contains("SM90: 4 tables, 1 learned, 1 >= 99.9% on both")
+            && said.contains("matrix-report: 6 files"),
+        "{said}"
+    );
+    let index = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        index.contains("<td class=\"ok\"><a href=\"tables/SM90-S2R.html\">100.0%</a></td>")
+            && index
+                .contains("<td class=\"not\"><a href=\"tables/SM90-ISETP.html\">table</a></td>"),
+        "{index}"
+    );
+    let page = std::fs::read_to_string(report.join("tables/SM90-ISETP.html")).unwrap();
+    assert!(page.contains("<h2>Variants (VARIANTS.tsv)</h2>") && page.contains("ISETP_P_P_R_R_P"));
 
     // A table two shards hold with different bytes is refused, naming both.
     std::fs::write(s2.join("EXIT.txt"), "EXIT\n").unwrap();
