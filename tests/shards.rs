@@ -210,4 +210,18 @@ fn a_bad_shard_is_a_clear_error() {
         err.contains("bad shard `3/2`: I is out of 1..=N (expected I/N with 1 <= I <= N"),
         "{err}"
     );
+    // The bundled tables share oracle/ and resolved/: a shard of them needs a workspace.
+    let out = bin().args(["learn", "--shard", "1/2"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("--shard needs a workspace of its own per shard (--workspace DIR)"),
+        "{err}"
+    );
+    let out = bin()
+        .args(["campaign", "--words", "10", "--shard", "1/0"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad shard `1/0`: N is 0"), "{err}");
 }
