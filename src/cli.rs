@@ -29,6 +29,7 @@ macro_rules! outln {
 mod campaign;
 mod explain;
 mod learn;
+mod shards;
 mod synth;
 
 /// Spec-conformance fuzzer and differential tester for NVIDIA SASS encoding tables.
@@ -94,6 +95,67 @@ enum Cmd {
     /// nvdisasm experiments around each variant; `--learn` then learns each table from
     /// scratch and writes OUT/MATRIX.tsv (check-split figures, findings).
     Synth(synth::SynthArgs),
+    /// Shards of a run (`--shard I/N` of synth, learn, campaign).
+    #[command(subcommand)]
+    Shards(ShardsCmd),
+    /// The report for many tables: OUT/index.html (per arch; arch x mnemonic; every table's
+    /// variants, check split, verdict, findings, root causes), OUT/index.md, and one page per
+    /// table (OUT/tables/<ARCH>-<MNEMONIC>.html), from a synth folder (MATRIX.tsv,
+    /// <ARCH>/<MNEMONIC>.txt, <ARCH>/VARIANTS.tsv, <ARCH>/.learn/<MNEMONIC>/learn.log).
+    MatrixReport(MatrixReportArgs),
+}
+
+/// Arguments of `matrix-report`.
+#[derive(Args, Debug)]
+struct MatrixReportArgs {
+    /// The synth folder.
+    #[arg(long, default_value = "synth")]
+    synth: PathBuf,
+    /// Where the pages go.
+    #[arg(long)]
+    out: PathBuf,
+    /// The pages' title.
+    #[arg(long, default_value = "sass-conform synth matrix")]
+    title: String,
+}
+
+fn matrix_report_cmd(a: &MatrixReportArgs) -> Result<ExitCode> {
+    use sass_conform::report::matrix;
+    let entries = matrix::collect(&a.synth)?;
+    if entries.is_empty() {
+        bail!(
+            "{}: no table (expected MATRIX.tsv or <ARCH>/VARIANTS.tsv with <ARCH>/<MNEMONIC>.txt)",
+            a.synth.display()
+        );
+    }
+    let files = matrix::write(&entries, &a.out, &a.title)?;
+    for s in matrix::summaries(&entries) {
+        outln!(
+            "{}: {} tables, {} learned, {} >= {}% on both",
+            s.arch,
+            s.tables,
+            s.learned,
+            s.ok,
+            matrix::GOAL_PERCENT
+        );
+    }
+    outln!(
+        "matrix-report: {} files in {} ({})",
+        files.len(),
+        a.out.display(),
+        a.out.join("index.html").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `shards` subcommands.
+#[derive(Subcommand, Debug)]
+enum ShardsCmd {
+    /// Join the shards' output folders into what one unsharded run writes: tables and logs
+    /// copied (a file two shards hold must be the same), row tables (VARIANTS.tsv,
+    /// SKIPPED.tsv, MATRIX.tsv) joined by (arch, mnemonic), oracle files joined (two answers
+    /// for one word are an error), MANIFEST.json recounted, campaign --json reports joined.
+    Merge(shards::MergeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -121,6 +183,12 @@ struct CampaignArgs {
     /// Seed of the word generator (a shard is (arch, table, seed)).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Only shard I of N (1 <= I <= N) of the selected tables, sorted by (arch, mnemonic).
+    /// The budget (--minutes, --words) stays the whole run's, split over all selected
+    /// tables, and each table keeps its seed: a shard's tables get what they get unsharded,
+    /// so `sass-conform shards merge` joins the shards' --json into the unsharded run's.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<sass_conform::shard::Shard>,
     /// nvdisasm processes at once (default: every core).
     #[arg(long)]
     jobs: Option<usize>,
@@ -580,6 +648,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Learn(a) => learn::learn_cmd(&a),
         Cmd::Explain(a) => explain::explain_cmd(&a),
         Cmd::Synth(a) => synth::synth_cmd(&a),
+        Cmd::Shards(ShardsCmd::Merge(a)) => shards::merge_cmd(&a),
+        Cmd::MatrixReport(a) => matrix_report_cmd(&a),
         Cmd::Corpus(CorpusCmd::Coverage(a)) => campaign::coverage_cmd(&a),
         Cmd::Corpus(CorpusCmd::Dict(a)) => campaign::dict_cmd(&a),
         Cmd::Corpus(CorpusCmd::Seed {

@@ -4,7 +4,7 @@
 //! [`spec`] (tables -> model) -> [`codec`] (words <-> field values, verdicts) -> [`render`]
 //! (nvdisasm-syntax text) -> [`oracle`] (recorded/live nvdisasm answers) -> [`conform`]
 //! (diff against the oracle) -> [`report`]; [`synth`] (tables written from real words and
-//! nvdisasm's answers, issue 22) uses the layers up to [`conform`]; [`bench`] times the pipeline against nvdisasm; [`words`] reads words given by a user
+//! nvdisasm's answers, issue 22) uses the layers up to [`conform`]; [`bench`] times the pipeline against nvdisasm; [`shard`] splits a run's tables over CI jobs and joins their rows; [`words`] reads words given by a user
 //! (strict hex, bounded lines), below every layer.
 
 pub mod arch;
@@ -17,6 +17,7 @@ pub mod oracle;
 pub mod reading;
 pub mod render;
 pub mod report;
+pub mod shard;
 pub mod spec;
 pub mod synth;
 pub mod words;

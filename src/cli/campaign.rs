@@ -205,7 +205,25 @@ fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
     let mut to_record: BTreeMap<String, (Arch, Vec<Entry>)> = BTreeMap::new();
     let mut legal_sample: Vec<(Arch, u128)> = Vec::new();
     let t_all = Instant::now();
+    // A shard's tables: ranks in (arch, mnemonic) order; each table keeps its index (its seed).
+    let shard = a.shard.unwrap_or(sass_conform::shard::Shard::ALL);
+    let mine: HashSet<usize> = shard
+        .select((0..selected.len()).collect(), |&i| {
+            (selected[i].arch, selected[i].mnemonic.clone())
+        })
+        .into_iter()
+        .collect();
+    if a.shard.is_some() {
+        eprintln!(
+            "campaign: shard {shard}: {} of {} tables",
+            mine.len(),
+            selected.len()
+        );
+    }
     for (ti, sel) in selected.iter().enumerate() {
+        if !mine.contains(&ti) {
+            continue;
+        }
         let table = format!("{} {}", sel.arch, sel.mnemonic);
         let words: Vec<u128> = corpus
             .iter()
@@ -370,6 +388,8 @@ fn run(a: &CampaignArgs, jobs: usize) -> Result<ExitCode> {
         )?);
     }
     report.root_causes = all_causes.iter().map(cause_line).collect();
+    // By table (stable: each table's causes in the order found), as merged shards give them.
+    report.root_causes.sort_by(|x, y| x.table.cmp(&y.table));
     if let Some(k) = &known {
         report.fixed = k.fixed.clone();
     }
@@ -651,7 +671,57 @@ fn cause_line(rc: &RootCause) -> CauseLine {
     }
 }
 
-fn read_report(p: &Path) -> Result<CampaignReport> {
+/// Joins the `--json` reports of a campaign's shards (same seed) into the unsharded run's:
+/// the tables of all (a table in two shards must have the same figures), the root causes by
+/// table, words and seconds summed (seconds: the shards' total, not a wall time), `fixed`
+/// from the first. The raw-batch comparison is kept only when a single shard has one.
+pub(super) fn merge_reports(reports: &[(String, CampaignReport)]) -> Result<CampaignReport> {
+    let Some((first_name, first)) = reports.first() else {
+        bail!("no campaign report to merge");
+    };
+    let mut out = CampaignReport {
+        seed: first.seed,
+        fixed: first.fixed.clone(),
+        ..CampaignReport::default()
+    };
+    let mut raws = Vec::new();
+    for (name, r) in reports {
+        if r.seed != first.seed {
+            bail!(
+                "{name}: seed {} differs from {first_name}'s {}: not shards of one campaign",
+                r.seed,
+                first.seed
+            );
+        }
+        for (t, f) in &r.tables {
+            if let Some(old) = out.tables.get(t) {
+                let same = serde_json::to_value(old)? == serde_json::to_value(f)?;
+                if !same {
+                    bail!(
+                        "{t}: shards disagree ({name} and an earlier report give different figures)"
+                    );
+                }
+                continue;
+            }
+            out.tables.insert(t.clone(), f.clone());
+            out.root_causes
+                .extend(r.root_causes.iter().filter(|c| &c.table == t).cloned());
+        }
+        out.words += r.words;
+        out.seconds += r.seconds;
+        if let Some(raw) = &r.raw {
+            raws.push(raw.clone());
+        }
+    }
+    out.root_causes.sort_by(|x, y| x.table.cmp(&y.table));
+    if raws.len() == 1 {
+        out.raw = raws.pop();
+    }
+    Ok(out)
+}
+
+/// Reads a campaign's `--json` report.
+pub(super) fn read_report(p: &Path) -> Result<CampaignReport> {
     let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{}: not a campaign report", p.display()))
 }
@@ -987,4 +1057,94 @@ pub(super) fn dict_cmd(a: &CorpusDictArgs) -> Result<ExitCode> {
 /// Bytes as a libFuzzer dictionary string body (`\xNN` for every byte).
 fn escape(b: &[u8]) -> String {
     b.iter().map(|x| format!("\\x{x:02X}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cause(table: &str, field: &str) -> CauseLine {
+        CauseLine {
+            table: table.into(),
+            key: "K".into(),
+            field: field.into(),
+            kind: "text".into(),
+            count: 1,
+            word: String::new(),
+            nvdisasm: String::new(),
+            ours: String::new(),
+        }
+    }
+
+    fn report(tables: &[(&str, f64)], causes: Vec<CauseLine>, words: u64) -> CampaignReport {
+        CampaignReport {
+            seed: 7,
+            words,
+            seconds: 1.5,
+            tables: tables
+                .iter()
+                .map(|(t, a)| {
+                    (
+                        t.to_string(),
+                        TableFigure {
+                            legal_agreement: *a,
+                            ..TableFigure::default()
+                        },
+                    )
+                })
+                .collect(),
+            root_causes: causes,
+            ..CampaignReport::default()
+        }
+    }
+
+    #[test]
+    fn shard_reports_merge_into_the_unsharded_one() {
+        // Unsharded: tables in (arch, mnemonic) order, causes sorted by table.
+        let all = report(
+            &[("SM100 TLD", 0.5), ("SM80 LD", 1.0), ("SM90 TMML", 0.9)],
+            vec![
+                cause("SM100 TLD", "op 1"),
+                cause("SM100 TLD", "op 0"),
+                cause("SM90 TMML", "modi 2"),
+            ],
+            30,
+        );
+        let s1 = report(
+            &[("SM100 TLD", 0.5), ("SM90 TMML", 0.9)],
+            vec![
+                cause("SM100 TLD", "op 1"),
+                cause("SM100 TLD", "op 0"),
+                cause("SM90 TMML", "modi 2"),
+            ],
+            20,
+        );
+        let s2 = report(&[("SM80 LD", 1.0)], vec![], 10);
+        let m = merge_reports(&[("s2.json".into(), s2), ("s1.json".into(), s1.clone())]).unwrap();
+        assert_eq!(
+            serde_json::to_value(&m.tables).unwrap(),
+            serde_json::to_value(&all.tables).unwrap()
+        );
+        assert_eq!(m.root_causes, all.root_causes);
+        assert_eq!((m.words, m.seed, m.seconds), (30, 7, 3.0));
+
+        let mut other = s1.clone();
+        other.seed = 8;
+        let e = merge_reports(&[("a.json".into(), s1.clone()), ("b.json".into(), other)])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "b.json: seed 8 differs from a.json's 7: not shards of one campaign"
+        );
+        let mut worse = s1.clone();
+        worse.tables.get_mut("SM90 TMML").unwrap().legal_agreement = 0.1;
+        let e = merge_reports(&[("a.json".into(), s1), ("b.json".into(), worse)])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "SM90 TMML: shards disagree (b.json and an earlier report give different figures)"
+        );
+    }
 }

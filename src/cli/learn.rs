@@ -34,6 +34,10 @@ pub(super) struct LearnArgs {
     /// nvdisasm binary (else $NVDISASM, PATH, .tools/nvdisasm).
     #[arg(long)]
     nvdisasm: Option<PathBuf>,
+    /// Only shard I of N (1 <= I <= N) of the tables, sorted by (arch, mnemonic): each shard
+    /// in a workspace of its own; `sass-conform shards merge` joins their recorded answers.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<sass_conform::shard::Shard>,
 }
 
 /// Most rounds of sweeps around forms: each round sweeps around the forms and bases the last
@@ -74,6 +78,11 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         && a.paths[0] == Path::new("specs")
         && a.workspace.is_none()
         && a.arch.is_none();
+    if bundled && a.shard.is_some() {
+        bail!(
+            "--shard needs a workspace of its own per shard (--workspace DIR): the bundled tables' oracle/ and resolved/ are shared"
+        );
+    }
     let (ws, skipped) = if bundled {
         let ws = Workspace {
             specs: PathBuf::from("specs"),
@@ -268,6 +277,18 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
         .into_iter()
         .filter(|t| !in_workspace(Path::new(&t.path)))
         .collect();
+    let tables = match a.shard {
+        Some(sh) => {
+            let n = tables.len();
+            let mine = sh.select(tables, |t| (t.arch, t.mnemonic.clone(), t.path.clone()));
+            eprintln!("learn: shard {sh}: {} of {n} tables", mine.len());
+            if mine.is_empty() {
+                bail!("shard {sh} has no table: only {n} tables loaded (give fewer shards)");
+            }
+            mine
+        }
+        None => tables,
+    };
     if tables.is_empty() {
         for (p, why) in &skipped {
             eprintln!("learn: skipped {}: {why}", p.display());

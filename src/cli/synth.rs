@@ -14,9 +14,17 @@ pub(super) struct SynthArgs {
     /// Cubins or folders of cubins (default: corpus/synth/<arch>, e.g. corpus/synth/sm90).
     #[arg(long)]
     cubins: Vec<PathBuf>,
+    /// Real words as hex lists (one word per line, `#` comments; repeatable), instead of or
+    /// beside the cubins: the default cubins are read only when neither is given.
+    #[arg(long = "words", value_name = "FILE")]
+    word_files: Vec<PathBuf>,
     /// Only these mnemonics (repeatable; default: every mnemonic in the cubins).
     #[arg(long = "mnemonic")]
     mnemonics: Vec<String>,
+    /// Only shard I of N (1 <= I <= N): the run's mnemonics sorted, every N-th from the
+    /// I-th. Shards write disjoint tables; `sass-conform shards merge` joins their folders.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<sass_conform::shard::Shard>,
     /// Where the tables go: OUT/<MNEMONIC>.txt, OUT/VARIANTS.tsv (evidence per variant),
     /// with --learn OUT/MATRIX.tsv.
     #[arg(long)]
@@ -33,6 +41,11 @@ pub(super) struct SynthArgs {
     /// Widest modifier group enumerated (2^N words each).
     #[arg(long, default_value_t = 6)]
     group_bits: usize,
+    /// Learn the tables already in OUT (--mnemonic ones, else all; with --shard, this
+    /// shard's) without synthesising them again: for a corpus that changed since they were
+    /// written, or to learn more of a committed matrix. Implies --learn.
+    #[arg(long)]
+    learn_only: bool,
     /// Then learn each written table from scratch (`sass-conform learn OUT/X.txt --workspace
     /// OUT/.learn/X`) and write OUT/MATRIX.tsv.
     #[arg(long)]
@@ -58,8 +71,13 @@ pub(super) struct SynthArgs {
 
 pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     oracle::interrupt::install()?;
+    if a.learn_only {
+        return learn_only(a);
+    }
     let started = std::time::Instant::now();
-    let cubins = if a.cubins.is_empty() {
+    let cubins = if a.cubins.is_empty() && !a.word_files.is_empty() {
+        Vec::new()
+    } else if a.cubins.is_empty() {
         vec![PathBuf::from(format!(
             "corpus/synth/{}",
             a.arch.to_string().to_lowercase()
@@ -76,22 +94,41 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     let version = nv
         .as_ref()
         .map_or("recorded".to_string(), |n| n.version().to_string());
-    let words = synth::corpus_words(&cubins, a.arch)?;
+    let mut words = if cubins.is_empty() {
+        Vec::new()
+    } else {
+        synth::corpus_words(&cubins, a.arch)?
+    };
+    let mut seen: std::collections::HashSet<u128> = words.iter().copied().collect();
+    for f in &a.word_files {
+        let file = std::fs::File::open(f).with_context(|| f.display().to_string())?;
+        for w in
+            sass_conform::words::read_words(std::io::BufReader::new(file), &f.display().to_string())
+        {
+            let w = w?;
+            if seen.insert(w) {
+                words.push(w);
+            }
+        }
+    }
     eprintln!(
-        "synth: {} distinct {} words in {}",
+        "synth: {} distinct {} words in {}{}",
         words.len(),
         a.arch,
         cubins
             .iter()
+            .chain(&a.word_files)
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        a.shard.map_or(String::new(), |s| format!("; shard {s}"))
     );
     let recorded = Answers::load(&oracle_dir, a.arch)?;
     let live: Option<&(dyn oracle::ask::Ask + Sync)> = nv.as_ref().map(|n| n as _);
     let mut answers = Answers::new(a.arch, recorded, live);
     let mut opts = Options::new(a.arch);
     opts.mnemonics = a.mnemonics.clone();
+    opts.shard = a.shard.unwrap_or(sass_conform::shard::Shard::ALL);
     opts.max_bases = a.bases.max(1);
     opts.max_group_bits = a.group_bits.clamp(1, 12);
     let tables = synth::synthesize(&words, &mut answers, &opts);
@@ -181,7 +218,15 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
         started.elapsed().as_secs_f64()
     );
     if a.learn {
-        learn_all(a, &tables)?;
+        let learnt: Vec<Learnt> = tables
+            .iter()
+            .map(|t| Learnt {
+                arch: t.arch,
+                mnemonic: t.mnemonic.clone(),
+                variants: t.variants.len(),
+            })
+            .collect();
+        learn_all(a, &learnt, &outcome.run_mnemonics)?;
     }
     Ok(if outcome.skipped.is_empty() {
         ExitCode::SUCCESS
@@ -198,6 +243,67 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
     Ok(())
 }
 
+/// A table to learn: its arch, mnemonic and variant count.
+struct Learnt {
+    arch: Arch,
+    mnemonic: String,
+    variants: usize,
+}
+
+/// `--learn-only`: the tables already in OUT (those of --mnemonic, else every OUT/*.txt, of
+/// this shard), learned without synthesising them again.
+fn learn_only(a: &SynthArgs) -> Result<ExitCode> {
+    let mut names: Vec<String> = if a.mnemonics.is_empty() {
+        let rd = std::fs::read_dir(&a.out).with_context(|| a.out.display().to_string())?;
+        let mut v = Vec::new();
+        for e in rd {
+            let p = e.with_context(|| a.out.display().to_string())?.path();
+            if let Some(n) = p
+                .file_stem()
+                .filter(|_| p.extension().is_some_and(|x| x == "txt"))
+            {
+                v.push(n.to_string_lossy().into_owned());
+            }
+        }
+        v
+    } else {
+        a.mnemonics.clone()
+    };
+    names.sort();
+    names.dedup();
+    let run = names.clone();
+    let names = a
+        .shard
+        .unwrap_or(sass_conform::shard::Shard::ALL)
+        .select(names, |n| n.clone());
+    let mut tables = Vec::new();
+    for n in names {
+        let path = a.out.join(format!("{n}.txt"));
+        let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+        let t = spec::parse_table(&path.display().to_string(), &text)?;
+        if t.arch != Some(a.arch) {
+            bail!(
+                "{}: the table is for {}, not --arch {}",
+                path.display(),
+                t.arch.map_or("no arch".into(), |x| x.to_string()),
+                a.arch
+            );
+        }
+        tables.push(Learnt {
+            arch: a.arch,
+            mnemonic: n,
+            variants: t.variants.len(),
+        });
+    }
+    eprintln!(
+        "synth: learning {} tables of {}",
+        tables.len(),
+        a.out.display()
+    );
+    learn_all(a, &tables, &run)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// One row of MATRIX.tsv.
 struct Row {
     arch: String,
@@ -212,20 +318,25 @@ struct Row {
 
 /// Learns each table alone from scratch (`learn OUT/X.txt --workspace OUT/.learn/X`, in a
 /// child process of this binary) and writes OUT/MATRIX.tsv, updated after each table.
-fn learn_all(a: &SynthArgs, tables: &[synth::Table]) -> Result<()> {
+fn learn_all(a: &SynthArgs, tables: &[Learnt], run: &[String]) -> Result<()> {
     let exe = std::env::current_exe().context("the sass-conform binary")?;
     let matrix = a.matrix.clone().unwrap_or_else(|| a.out.join("MATRIX.tsv"));
-    // Rows of an earlier run for tables this run does not learn are kept.
+    // Rows of an earlier run for tables this run does not learn are kept; with --shard, the
+    // rows of tables other shards of this run learn are left to them (so the shards' matrices
+    // merge into the unsharded run's).
+    let arch = a.arch.to_string();
     let earlier: Vec<String> = std::fs::read_to_string(&matrix)
         .unwrap_or_default()
         .lines()
         .skip(1)
         .filter(|l| {
             let mut c = l.split('\t');
-            let (arch, mn) = (c.next().unwrap_or(""), c.next().unwrap_or(""));
-            !tables
+            let (ar, mn) = (c.next().unwrap_or(""), c.next().unwrap_or(""));
+            let learned_here = tables
                 .iter()
-                .any(|t| t.arch.to_string() == arch && t.mnemonic == mn)
+                .any(|t| t.arch.to_string() == ar && t.mnemonic == mn);
+            let other_shard = a.shard.is_some() && ar == arch && run.iter().any(|m| m == mn);
+            !learned_here && !other_shard
         })
         .map(str::to_string)
         .collect();
@@ -271,7 +382,7 @@ fn learn_all(a: &SynthArgs, tables: &[synth::Table]) -> Result<()> {
         rows.push(Row {
             arch: t.arch.to_string(),
             mnemonic: t.mnemonic.clone(),
-            variants: t.variants.len(),
+            variants: t.variants,
             legal_text,
             verdict,
             findings,

@@ -10,6 +10,7 @@ pub mod actions;
 pub mod compare;
 pub mod crashes;
 mod html;
+pub mod matrix;
 mod rootcauses;
 mod text;
 pub mod words;

@@ -88,6 +88,9 @@ pub struct Options {
     pub arch: Arch,
     /// Only these mnemonics (empty: every mnemonic found).
     pub mnemonics: Vec<String>,
+    /// Only this shard's mnemonics (of those found and selected, sorted; see
+    /// [`crate::shard::Shard`]).
+    pub shard: crate::shard::Shard,
     /// Base words per variant (single-bit flips of each): at least 1.
     pub max_bases: usize,
     /// The widest modifier group enumerated (2^n words per group).
@@ -105,6 +108,7 @@ impl Options {
         Options {
             arch,
             mnemonics: Vec::new(),
+            shard: crate::shard::Shard::ALL,
             max_bases: 4,
             max_group_bits: 6,
             rounds: 4,
@@ -189,6 +193,9 @@ pub struct Outcome {
     pub tables: Vec<Table>,
     /// The mnemonics left out, each with why.
     pub skipped: Vec<SynthError>,
+    /// Every mnemonic of the whole run (all shards), sorted: those found in the words and
+    /// selected by [`Options::mnemonics`].
+    pub run_mnemonics: Vec<String>,
 }
 
 /// Synthesises one table per mnemonic from `words` (real words of `opts.arch`).
@@ -202,11 +209,25 @@ pub fn synthesize(
     opts: &Options,
 ) -> Result<Outcome, SynthError> {
     let texts = answers.ask(words)?;
+    let parsed: Vec<Option<text::Parsed>> = texts
+        .iter()
+        .map(|a| match a {
+            Answer::Text(t) => text::parse(t),
+            Answer::Illegal(_) => None,
+        })
+        .collect();
+    let run: std::collections::BTreeSet<&str> = parsed
+        .iter()
+        .flatten()
+        .map(|p| p.mnemonic.as_str())
+        .filter(|m| opts.mnemonics.is_empty() || opts.mnemonics.iter().any(|x| x == m))
+        .collect();
+    let run_mnemonics: Vec<String> = run.iter().map(|m| m.to_string()).collect();
+    let mine: Vec<String> = opts.shard.select(run_mnemonics.clone(), |m| m.clone());
     let mut by_shape: BTreeMap<(String, String), Seed> = BTreeMap::new();
-    for (&w, a) in words.iter().zip(&texts) {
-        let Answer::Text(t) = a else { continue };
-        let Some(p) = text::parse(t) else { continue };
-        if !opts.mnemonics.is_empty() && !opts.mnemonics.contains(&p.mnemonic) {
+    for (&w, p) in words.iter().zip(&parsed) {
+        let Some(p) = p else { continue };
+        if !mine.contains(&p.mnemonic) {
             continue;
         }
         let key = (p.mnemonic.clone(), p.signature());
@@ -230,7 +251,9 @@ pub fn synthesize(
         found.extend(vars);
         seeds = rest;
     }
-    assemble(found, answers, opts)
+    let mut out = assemble(found, answers, opts)?;
+    out.run_mnemonics = run_mnemonics;
+    Ok(out)
 }
 
 /// Popcount outside the scheduling fields.
