@@ -77,14 +77,7 @@ impl Model {
             .enumerate()
             .map(|(i, t)| {
                 let constraints = learn_constraints(&per_table[i]);
-                let variants = per_variant[i]
-                    .iter()
-                    .map(|a| {
-                        let mut r = learn_recognizer(a)?;
-                        r.learn_accepted(a, &constraints);
-                        Some(r)
-                    })
-                    .collect();
+                let variants = recognizers(&per_variant[i], &constraints);
                 TableModel {
                     path: t.path.clone(),
                     constraints,
@@ -127,14 +120,7 @@ impl Model {
             per_variant[d.id.table as usize][d.id.variant as usize].push((e.word, &e.answer));
         }
         for (tm, answers) in self.tables.iter_mut().zip(&per_variant) {
-            tm.variants = answers
-                .iter()
-                .map(|a| {
-                    let mut r = learn_recognizer(a)?;
-                    r.learn_accepted(a, &tm.constraints);
-                    Some(r)
-                })
-                .collect();
+            tm.variants = recognizers(answers, &tm.constraints);
         }
     }
 
@@ -202,6 +188,22 @@ impl Model {
             _ => Legality::Legal,
         }
     }
+}
+
+/// One recognizer per variant of a table, learned from the answers given to it (`None` for a
+/// variant given none), with the constraint values it accepts.
+fn recognizers(
+    per_variant: &[Vec<(u128, &Answer)>],
+    constraints: &[ConstraintTable],
+) -> Vec<Option<Recognizer>> {
+    per_variant
+        .iter()
+        .map(|a| {
+            let mut r = learn_recognizer(a)?;
+            r.learn_accepted(a, constraints);
+            Some(r)
+        })
+        .collect()
 }
 
 /// Of the decoded variant and its `others` in the same table, the one that comes first in
