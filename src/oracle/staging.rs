@@ -234,21 +234,45 @@ fn finish_journal(dir: &Path) -> Result<(), OracleError> {
 }
 
 /// Remove `dir/.staging-*` folders (only called with the lock held: none is in use).
+/// Removes what a writer killed with `kill -9` left in `dir`: its staging folders, and the
+/// temporary files of [`super::files::write_atomic`] (`.NAME.tmp.PID.N`) whose process `PID`
+/// is gone (a reader lists the folder; a stray file shifts what it sees).
 fn remove_stale_staging(dir: &Path) {
     let Ok(rd) = fs::read_dir(dir) else { return };
     for ent in rd.flatten() {
-        if ent
-            .file_name()
-            .to_string_lossy()
-            .starts_with(STAGING_PREFIX)
-        {
+        let name = ent.file_name().to_string_lossy().into_owned();
+        if name.starts_with(STAGING_PREFIX) {
             let _ = fs::remove_dir_all(ent.path());
+        } else if stale_tmp_pid(&name).is_some_and(|p| !super::nvdisasm::process::process_exists(p))
+        {
+            let _ = fs::remove_file(ent.path());
         }
     }
 }
 
+/// The process id in a temporary file name `.NAME.tmp.PID.N`, if the name has that form.
+fn stale_tmp_pid(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix('.')?;
+    let (_, tail) = rest.rsplit_once(".tmp.")?;
+    let (pid, n) = tail.split_once('.')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn temp_file_names_give_their_process_id() {
+        assert_eq!(
+            super::stale_tmp_pid(".MANIFEST.json.tmp.4242.7"),
+            Some(4242)
+        );
+        assert_eq!(super::stale_tmp_pid(".LD.tsv.tmp.17.0"), Some(17));
+        assert_eq!(super::stale_tmp_pid("MANIFEST.json"), None);
+        assert_eq!(super::stale_tmp_pid(".lock"), None);
+        assert_eq!(super::stale_tmp_pid(".x.tmp.12"), None);
+    }
+
     use super::*;
     use crate::oracle::{Answer, load_dir};
 
