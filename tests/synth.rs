@@ -9,23 +9,9 @@ use sass_conform::oracle::read_entries;
 use sass_conform::spec::{FieldKind, ModifierName, parse_table};
 use sass_conform::synth::{self, Answers, Options};
 use std::collections::HashSet;
-use std::path::PathBuf;
 
-/// The cubins of corpus/synth/sm90 the recordings were made from: those added later
-/// (ptx/synth/sanitize.ptx and opt_o1.ptx, compiled with other ptxas options) hold real words
-/// that earlier runs asked as experiments, which would make other bases.
-fn recorded_cubins() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir("corpus/synth/sm90")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy();
-            n.ends_with(".cubin") && n != "sanitize.cubin" && n != "opt_o1.cubin"
-        })
-        .collect();
-    v.sort();
-    v
-}
+mod common;
+use common::recorded_cubins;
 
 fn synthesise() -> synth::Outcome {
     let arch: Arch = "SM90".parse().unwrap();

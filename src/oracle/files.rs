@@ -385,6 +385,16 @@ pub(crate) fn write_atomic(path: &Path, data: &[u8]) -> Result<(), OracleError> 
     Ok(())
 }
 
+/// The process id in the name [`write_atomic`] gives its temporary file, `.NAME.tmp.PID.N`;
+/// `None` for any other name.
+pub(crate) fn tmp_pid(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix('.')?;
+    let (_, tail) = rest.rsplit_once(".tmp.")?;
+    let (pid, n) = tail.split_once('.')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
 pub(crate) fn unique_counter() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);

@@ -315,10 +315,9 @@ fn sweep_stale_tmp(dir: &Path, out: &Path) {
     let Ok(rd) = fs::read_dir(dir) else { return };
     for ent in rd.flatten() {
         let file = ent.file_name().to_string_lossy().into_owned();
-        let pid = file
-            .strip_prefix(&prefix)
-            .and_then(|rest| rest.split('.').next())
-            .and_then(|p| p.parse::<i32>().ok());
+        let pid = Some(file.as_str())
+            .filter(|f| f.starts_with(&prefix))
+            .and_then(super::files::tmp_pid);
         if pid.is_some_and(|p| !super::nvdisasm::process::process_exists(p)) {
             let _ = fs::remove_file(ent.path());
         }

@@ -243,34 +243,24 @@ fn remove_stale_staging(dir: &Path) {
         let name = ent.file_name().to_string_lossy().into_owned();
         if name.starts_with(STAGING_PREFIX) {
             let _ = fs::remove_dir_all(ent.path());
-        } else if stale_tmp_pid(&name).is_some_and(|p| !super::nvdisasm::process::process_exists(p))
+        } else if super::files::tmp_pid(&name)
+            .is_some_and(|p| !super::nvdisasm::process::process_exists(p))
         {
             let _ = fs::remove_file(ent.path());
         }
     }
 }
 
-/// The process id in a temporary file name `.NAME.tmp.PID.N`, if the name has that form.
-fn stale_tmp_pid(name: &str) -> Option<i32> {
-    let rest = name.strip_prefix('.')?;
-    let (_, tail) = rest.rsplit_once(".tmp.")?;
-    let (pid, n) = tail.split_once('.')?;
-    n.parse::<u64>().ok()?;
-    pid.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn temp_file_names_give_their_process_id() {
-        assert_eq!(
-            super::stale_tmp_pid(".MANIFEST.json.tmp.4242.7"),
-            Some(4242)
-        );
-        assert_eq!(super::stale_tmp_pid(".LD.tsv.tmp.17.0"), Some(17));
-        assert_eq!(super::stale_tmp_pid("MANIFEST.json"), None);
-        assert_eq!(super::stale_tmp_pid(".lock"), None);
-        assert_eq!(super::stale_tmp_pid(".x.tmp.12"), None);
+        use super::super::files::tmp_pid;
+        assert_eq!(tmp_pid(".MANIFEST.json.tmp.4242.7"), Some(4242));
+        assert_eq!(tmp_pid(".LD.tsv.tmp.17.0"), Some(17));
+        assert_eq!(tmp_pid("MANIFEST.json"), None);
+        assert_eq!(tmp_pid(".lock"), None);
+        assert_eq!(tmp_pid(".x.tmp.12"), None);
     }
 
     use super::*;
