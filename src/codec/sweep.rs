@@ -21,7 +21,8 @@ impl SplitMix64 {
 /// At least `min` distinct words for `v`, deterministic in `seed`, in this order:
 /// 1. the table's fixed word (every field 0);
 /// 2. per field: every value for fields up to 8 bits, else walking ones plus 8 random values;
-/// 3. every fixed bit outside bits 0..=11 (the opcode) flipped, one at a time;
+/// 3. every bit outside the fields (fixed, or left undescribed by the table) flipped, one at a
+///    time: a defective table can leave an opcode bit out (its flip names another mnemonic);
 /// 4. random fills of every field (fixed bits kept) until `min` words.
 pub fn sweep_words(v: &Variant, min: usize, seed: u64) -> Vec<Word> {
     let mut rng = SplitMix64(seed ^ hash(&v.key));
@@ -44,12 +45,12 @@ pub fn sweep_words(v: &Variant, min: usize, seed: u64) -> Vec<Word> {
             out.push(w);
         }
     }
-    for bit in 12..128u32 {
-        if v.fixed_mask >> bit & 1 == 1 {
+    let fields = v.field_mask();
+    for bit in 0..128u32 {
+        if fields >> bit & 1 == 0 {
             out.push(Word(base ^ (1u128 << bit)));
         }
     }
-    let fields = v.field_mask();
     let mut guard = 0;
     while dedup_len(&mut out) < min && guard < 100 * min {
         guard += 1;

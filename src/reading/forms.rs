@@ -6,7 +6,7 @@
 //!
 //! The designed experiment, per variant whose fixed word nvdisasm accepts (the words are in
 //! `oracle/forms/<ARCH>-<MNEMONIC>.tsv`, see [`experiment_words`]):
-//! 1. each bit 12..=127 flipped alone (as in the sweeps);
+//! 1. each bit flipped alone (as in the sweeps);
 //! 2. for each fixed bit `b` refused alone for a reason other than a constraint-table lookup
 //!    (`... undefined value 0x10 for table 'TABLES_opex_0'` is the opex index, learned in
 //!    [`crate::reading::legality`]): `b` with every other bit `c` flipped too;
@@ -97,7 +97,7 @@ fn partner(v: &Variant, arch: Arch, b: u8, base: &str, known: &Answers) -> Optio
 pub fn experiment_words(v: &Variant, arch: Arch, known: &Answers) -> Vec<u128> {
     let fixed = v.fixed_value;
     let mut out = vec![fixed];
-    out.extend((12..128u8).map(|b| fixed ^ 1 << b));
+    out.extend((0..128u8).map(|b| fixed ^ 1 << b));
     let Some(base) = base_text(v, arch, known) else {
         return out;
     };

@@ -1005,6 +1005,9 @@ fn pair_slots(
         let mut by_place: BTreeMap<(usize, bool), (u128, HashMap<String, usize>)> = BTreeMap::new();
         if g.count_ones() <= MAX_PAIRED_BITS {
             for b in bits_of(g) {
+                if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
+                    eprintln!("  pair bit {b:x}: {:?}", place(b));
+                }
                 if let Some((at, texts)) = place(b) {
                     let e = by_place.entry(at).or_default();
                     e.0 |= b;
@@ -1057,6 +1060,12 @@ type PlacedBits = ((usize, bool), u128, HashMap<String, usize>);
 /// Most bits of a group placed bit by bit by [`pair_slots`] (and swept so by
 /// [`form_sweep_words`]).
 const MAX_PAIRED_BITS: u32 = 8;
+
+/// A 64-bit mix of a word (one step of [`crate::codec::SplitMix64`] seeded with its two
+/// halves): an order of words that does not follow their bits.
+fn scatter(w: u128) -> u64 {
+    crate::codec::SplitMix64((w as u64) ^ ((w >> 64) as u64).rotate_left(29)).next_u64()
+}
 
 /// The single bits of `g`, lowest first.
 fn bits_of(g: u128) -> impl Iterator<Item = u128> {
@@ -1674,6 +1683,7 @@ fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
         scale,
         offset,
         float: false,
+        double: false,
         affixes: Vec::new(),
     }
 }
@@ -2680,16 +2690,21 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     // it cleared.
     let placed: u128 = spans.iter().fold(0, |m, s| m | s.mask);
     let mut pairs: Vec<u128> = Vec::new();
+    let mut scattered: Vec<u128> = samples.iter().map(|(w, _)| *w).collect();
+    scattered.sort_by_key(|&w| (scatter(w), w));
     for g in split {
         if g & placed != 0 {
             continue;
         }
+        // Answers in a scattered order, not the word's: the lowest words with a bit set share
+        // their other bits, and a bit that prints only beside another (a reuse bit beside the
+        // yield bit, SM103 SHF bit 124 beside 109) was never set with it in the first 8.
         let clear = |m: u128, n: usize| {
-            samples
+            scattered
                 .iter()
-                .filter(move |(w, _)| w & m != 0)
+                .filter(move |w| *w & m != 0)
                 .take(n)
-                .map(move |(w, _)| w & !m)
+                .map(move |w| w & !m)
         };
         pairs.extend(clear(g, 16));
         // Bit by bit too: each bit can print at its own place (a reuse field).
@@ -2760,9 +2775,6 @@ fn sweep_forms(
         for &g in &inner {
             out.extend(group_values(g).into_iter().map(|x| b & !g | deposit(x, g)));
         }
-        if depth == 0 {
-            continue;
-        }
         let part: Vec<Sample> = samples
             .iter()
             .copied()
@@ -2772,6 +2784,23 @@ fn sweep_forms(
         let Some(r) = reach(fm, &inner, &part) else {
             continue;
         };
+        // Around the form's own base answer too, where it is not `b`: `b` can be illegal (a
+        // form that needs a second bit, SM121 LD's bit 90 without bit 76), and then the
+        // form's only answers are combination words that no sweep went around.
+        if r.base.0 != b {
+            let around = r.base.0;
+            out.extend(bits_of(!fm).map(|x| around ^ x));
+            for &g in &inner {
+                out.extend(
+                    group_values(g)
+                        .into_iter()
+                        .map(|x| around & !g | deposit(x, g)),
+                );
+            }
+        }
+        if depth == 0 {
+            continue;
+        }
         out.extend(joint_sweeps(b, &r.spans));
         let nested = form_mask(&r.spans);
         if nested != 0 {
@@ -2915,7 +2944,8 @@ fn affix_list(affixes: AffixTally) -> (usize, Vec<(Key, bool, String, String)>) 
 }
 
 /// A float rule for the slot's value table ([`NumberRule::float`]): the bits of the whole
-/// slot or of one group in it, as a float printed `%.21g`, found inside the text.
+/// slot or of one group in it, as a float (a 32-bit float's or a double's top bits) printed
+/// `%.21g`, found inside the text; the reading with more hits wins (ties: the 32-bit one).
 fn try_float(
     mask: u128,
     table: &BTreeMap<u128, &str>,
@@ -2929,11 +2959,16 @@ fn try_float(
             .filter(|&g| g & mask == g && g != mask && g.count_ones() >= 8),
     );
     let mut best: Option<(usize, NumberRule)> = None;
-    for num in cands {
-        let w = num.count_ones();
-        if !(8..=32).contains(&w) && w != 64 {
-            continue;
-        }
+    // Each candidate as a 32-bit float's top bits, and as a double's (the high half of a
+    // 64-bit immediate).
+    let tries = cands
+        .into_iter()
+        .flat_map(|num| [(num, false), (num, true)])
+        .filter(|&(num, double)| {
+            let w = num.count_ones();
+            w == 64 && !double || (8..=32).contains(&w)
+        });
+    for (num, double) in tries {
         let probe = NumberRule {
             mask: num,
             signed: false,
@@ -2941,6 +2976,7 @@ fn try_float(
             scale: 1,
             offset: 0,
             float: true,
+            double,
             affixes: Vec::new(),
         };
         let mut affixes: AffixTally = HashMap::default();
@@ -3000,5 +3036,24 @@ mod float_tests {
             format_float(96505454983852851200.0),
             "9.65054549838528512000e+19"
         );
+    }
+
+    #[test]
+    fn a_double_immediate_is_read_from_its_high_half() {
+        // nvdisasm 13.5.37, SM80 DFMA_R_R_R_F (synth/SM80/DFMA.txt): bits 32-63 hold the high
+        // 32 bits of the double; `-0.0` was printed before the rule knew doubles.
+        let mask = 0xffff_ffffu128 << 32;
+        let table: std::collections::BTreeMap<u128, &str> = [
+            (0x0614_1b08, "2.2152404463053998003e-279"),
+            (0x3ff0_0000, "1"),
+            (0xc000_0000, "-2"),
+            (0x4004_0000, "2.5"),
+        ]
+        .into_iter()
+        .collect();
+        let (hits, rule) = super::try_float(mask, &table, &[mask]).unwrap();
+        assert_eq!(hits, 4);
+        assert!(rule.float && rule.double);
+        assert_eq!(rule.float_value(0x3ff8_0000u128 << 32), Some(1.5));
     }
 }

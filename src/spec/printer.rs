@@ -104,6 +104,11 @@ pub struct NumberRule {
     /// SM103.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub float: bool,
+    /// With `float`: the bits are the top bits of a 64-bit float, the low bits 0 (a double
+    /// immediate held as its high 32 bits: SM80 DFMA, DSETP, `2.2152404463053998003e-279`
+    /// for `0x06141b08`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub double: bool,
     /// (key of the slot's other bits, negative) -> (prefix, suffix).
     pub affixes: Vec<(Key, bool, String, String)>,
 }
@@ -208,11 +213,13 @@ impl NumberRule {
 }
 
 impl NumberRule {
-    /// The float the bits of `mask` hold, if they are 1..=32 or 64 bits wide.
+    /// The float the bits of `mask` hold, if they are 1..=32 or 64 bits wide (1..=63 as the top
+    /// bits of a double with `double`).
     pub fn float_value(&self, word: u128) -> Option<f64> {
         let v = pext(word, self.mask);
         match self.mask.count_ones() {
             64 => Some(f64::from_bits(v as u64)),
+            w @ 1..=63 if self.double => Some(f64::from_bits((v as u64) << (64 - w))),
             w @ 1..=32 => Some(f32::from_bits((v as u32) << (32 - w)) as f64),
             _ => None,
         }
