@@ -44,8 +44,12 @@ fn diff_counts_on_the_recorded_oracle() {
         c.total
     );
     // Pinned figures of the tables as written (before resolution): a change here is a change
-    // in the decoder or renderer and must be explained.
-    assert_eq!(c.matched, 57_633);
+    // in the decoder or renderer and must be explained. 57,633 -> 57,599 (2026-12-02): a flag
+    // the distilled line does not show now goes after the modifier groups (the table gives
+    // no order); the rule that put `SCR` first by its name was dropped, so 34 TLD4 words
+    // with `.SCR` set read `TLD4.R.EF.SCR` as written against nvdisasm's `TLD4.SCR.R.EF`
+    // (the learned reading's print order has it right).
+    assert_eq!(c.matched, 57_599);
     assert_eq!(c.agree_illegal, 136);
     assert_eq!(c.oracle_illegal_we_decode, 2_055);
     assert_eq!(c.we_reject_oracle_decodes, 3_149);

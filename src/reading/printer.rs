@@ -374,15 +374,17 @@ const MAX_FORM_BITS: u32 = 4;
 const MAX_FORM_DEPTH: u32 = 3;
 
 /// Form bits: small groups whose span in the base text holds the spans of at least two other
-/// groups (the group rewrites a stretch where other fields print). A group over the very
-/// span of the others is no form: it prints in their slot (the sign bit of a branch target
-/// whose other bits two fields hold, `0x10` against `-0xfffffffffffff0`).
+/// groups (the group rewrites a stretch where other fields print), or holds one whose tokens
+/// it rewrites (SM80 FLO bit 91: `c[0x0][0x0]` -> `cx[UR0][0x0]`, the bank's `0x0` becomes
+/// a uniform register that other bits name). A group over the very span of the others is no
+/// form: it prints in their slot (the sign bit of a branch target whose other bits two fields
+/// hold, `0x10` against `-0xfffffffffffff0`).
 fn form_mask(spans: &[Span]) -> u128 {
     let mut found: Vec<(usize, u128)> = spans
         .iter()
         .filter(|s| s.mask.count_ones() <= 3 && s.end > s.start)
-        .map(|s| {
-            let inside = spans
+        .filter_map(|s| {
+            let inner: Vec<&Span> = spans
                 .iter()
                 .filter(|o| {
                     o.mask != s.mask
@@ -391,10 +393,12 @@ fn form_mask(spans: &[Span]) -> u128 {
                         && o.end <= s.end
                         && (o.end > o.start || (s.start < o.start && o.start < s.end))
                 })
-                .count();
-            (inside, s.mask)
+                .collect();
+            let rewrites = inner
+                .iter()
+                .any(|o| o.end > o.start && (o.start..o.end).all(|i| s.erased.contains(&i)));
+            (inner.len() >= 2 || rewrites).then_some((inner.len(), s.mask))
         })
-        .filter(|&(inside, _)| inside >= 2)
         .collect();
     found.sort_by_key(|&(inside, m)| (std::cmp::Reverse(inside), m));
     let mut mask = 0u128;
@@ -517,6 +521,10 @@ struct Span {
     vocab: HashSet<String>,
     /// The answers (indices into the samples) that differ from the base in this group only.
     alone: Vec<usize>,
+    /// Tokens of the base text (indices) that some answer of the group alone rewrites: gone
+    /// from the stretch that replaced them (`c[0x0]` -> `cx[UR0]` rewrites `c` and `0x0`;
+    /// `R0` -> `|R0|` keeps `R0`).
+    erased: BTreeSet<usize>,
 }
 
 fn group_spans(
@@ -549,7 +557,10 @@ fn group_spans(
             alone.push(si);
         }
         let Some((s, e)) = span else { continue };
+        let mut erased = BTreeSet::new();
         for (a0, a1, b0, b1, t1) in diffs {
+            let new = t1.get(b0..b1).unwrap_or_default();
+            erased.extend((a0..a1).filter(|&i| !new.contains(&t0[i])));
             // The group's text over the whole span: the changed tokens widened to the span.
             let lo = b0 - (a0 - s);
             let hi = b1 + (e - a1);
@@ -564,6 +575,7 @@ fn group_spans(
             end: e,
             vocab,
             alone,
+            erased,
         });
     }
     out
@@ -775,6 +787,7 @@ fn merge_spans(spans: Vec<Span>) -> Vec<SlotSpan> {
                     end: slots[j].end,
                     vocab: slots[j].vocab.clone(),
                     alone: Vec::new(),
+                    erased: BTreeSet::new(),
                 };
                 if overlaps(&slots[i], &b) {
                     let s = slots.remove(j);
@@ -1637,6 +1650,16 @@ fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Opti
             .copied()
             .filter(|&g| g & mask == g && g != mask && g.count_ones() >= 2),
     );
+    // The slot's lowest bits alone, down to 8: a field whose top bits another form gives
+    // to something else (SM80 FLO bits 40-58: in the `cx[UR1][0x87c4]` form only bits
+    // 40-53 are the offset; the bank bits 54-58 print nothing there).
+    let ones: Vec<u128> = bits_of(mask).collect();
+    for n in (MIN_LOW_BITS..ones.len()).rev() {
+        let low = ones[..n].iter().fold(0, |m, b| m | b);
+        if !cands.contains(&low) {
+            cands.push(low);
+        }
+    }
     // Each value's word and the number its text holds, worked out once.
     let entries: Vec<(u128, Option<ParsedNumber>)> = table
         .iter()
@@ -1670,6 +1693,9 @@ fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Opti
     let (hits, rule) = best?;
     (hits >= 4 && hits * 10 >= table.len() * 6).then_some(rule)
 }
+
+/// Fewest low bits of a slot [`fit_number`] tries as a number on their own.
+const MIN_LOW_BITS: usize = 8;
 
 /// What [`parse_number`] finds in a text: prefix, sign, value, suffix, hex.
 type ParsedNumber<'a> = (&'a str, bool, u128, &'a str, bool);
