@@ -156,7 +156,11 @@ mod tests {
                 .map(|_| {
                     let b = rng.next_u64() as u8;
                     // Mostly continue flags, so that long runs of values are read.
-                    if rng.next_u64() % 4 == 0 { b } else { b | 1 }
+                    if rng.next_u64().is_multiple_of(4) {
+                        b
+                    } else {
+                        b | 1
+                    }
                 })
                 .collect();
             let wanted = k % (MAX_FIELDS + 1);
