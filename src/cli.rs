@@ -961,15 +961,23 @@ fn decode_line(
     use sass_conform::reading::legality::Legality;
     // Decoded into the caller's scratch: no new 464-byte struct per word.
     if codec.decode_into(arch, w, scratch) {
-        let d = choose(codec, model, *scratch);
-        if legality(codec, model, &d) == Legality::Legal {
+        // `choose` returns a word that matches one variant as it is: for such a word, no
+        // copy of the 464-byte struct in and out.
+        let chosen;
+        let d: &Decoded = if scratch.n_others == 0 {
+            scratch
+        } else {
+            chosen = choose(codec, model, *scratch);
+            &chosen
+        };
+        if legality(codec, model, d) == Legality::Legal {
             push_word(w, out);
             out.push('\t');
             out.push_str(&codec.variant(d.id).key);
             out.push('\t');
-            r.render_buf(codec, &d, out);
+            r.render_buf(codec, d, out);
             out.push('\t');
-            out.push_str(verdict_name(codec, model, &d));
+            out.push_str(verdict_name(codec, model, d));
             out.push('\n');
             return;
         }

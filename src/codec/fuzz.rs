@@ -67,21 +67,30 @@ impl FuzzCase {
         Some(case)
     }
 
-    /// Reads up to `wanted` values as `arbitrary` reads a `Vec<u64>`.
+    /// Reads up to `wanted` values as `arbitrary` 1.x reads a `Vec<u64>`: while a byte is
+    /// left and its low bit is set (the continue flag), the next 8 bytes are a value,
+    /// little-endian, zero-filled past the end of the data. Written out rather than through
+    /// `arbitrary::Unstructured` (the same bytes and values): the fuzz target runs this for
+    /// every input, and each branch of the general reader is code coverage and comparisons
+    /// libFuzzer traces.
     fn read_values(&mut self, data: &[u8], wanted: usize) {
-        let mut u = arbitrary::Unstructured::new(data);
-        let Ok(values) = u.arbitrary_iter::<u64>() else {
-            return;
-        };
-        for (slot, value) in self.values[..wanted].iter_mut().zip(values) {
-            let Ok(value) = value else {
-                // `Vec<u64>` would be an error, read as no values.
-                self.n_values = 0;
-                return;
+        let mut rest = data;
+        let mut n = 0;
+        while n < wanted {
+            let Some((&flag, after)) = rest.split_first() else {
+                break;
             };
-            *slot = value;
-            self.n_values += 1;
+            if flag & 1 == 0 {
+                break;
+            }
+            let take = after.len().min(8);
+            let mut buf = [0u8; 8];
+            buf[..take].copy_from_slice(&after[..take]);
+            self.values[n] = u64::from_le_bytes(buf);
+            rest = &after[take..];
+            n += 1;
         }
+        self.n_values = n;
     }
 
     /// The values read, field order.
@@ -122,4 +131,48 @@ pub fn run_case_observed(
     let a = decoded_roundtrip(codec, case.arch, case.word, d.as_ref())?;
     let b = values_roundtrip(codec, case.variant, case.values())?;
     Ok((a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The values `arbitrary` reads from `data` as a `Vec<u64>`, at most `wanted`.
+    fn arbitrary_values(data: &[u8], wanted: usize) -> Vec<u64> {
+        let mut u = arbitrary::Unstructured::new(data);
+        u.arbitrary_iter::<u64>()
+            .unwrap()
+            .take(wanted)
+            .map(|v| v.unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn values_are_read_as_arbitrary_reads_them() {
+        let mut rng = super::super::SplitMix64(3);
+        for k in 0..20_000 {
+            let len = k % 64;
+            let data: Vec<u8> = (0..len)
+                .map(|_| {
+                    let b = rng.next_u64() as u8;
+                    // Mostly continue flags, so that long runs of values are read.
+                    if rng.next_u64().is_multiple_of(4) {
+                        b
+                    } else {
+                        b | 1
+                    }
+                })
+                .collect();
+            let wanted = k % (MAX_FIELDS + 1);
+            let mut case = FuzzCase {
+                arch: Arch(90),
+                word: Word(0),
+                variant: VariantId::default(),
+                values: [0; MAX_FIELDS],
+                n_values: 0,
+            };
+            case.read_values(&data, wanted);
+            assert_eq!(case.values(), arbitrary_values(&data, wanted), "{data:?}");
+        }
+    }
 }
