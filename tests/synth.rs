@@ -193,3 +193,49 @@ fn ret_target_is_an_operand_of_its_own_and_exit_barriers_are_fixed() {
     assert_eq!(bits(v, "stall"), [(105, 108)]);
     assert_eq!(v.distilled, "@P0 EXIT;");
 }
+
+#[test]
+fn description_line_names_the_sources_of_the_words() {
+    // No source given: the count alone.
+    let out = synthesise();
+    let line = |o: &synth::Outcome, mn: &str| {
+        let t = o.tables.iter().find(|t| t.mnemonic == mn).unwrap();
+        t.text.lines().nth(2).unwrap().to_string()
+    };
+    assert_eq!(
+        line(&out, "S2R"),
+        "Synthesised by sass-conform synth from 77 words and nvdisasm's answers"
+    );
+    // Each word's source: S2R's words from the second source, ISETP's from the first.
+    let arch: Arch = "SM90".parse().unwrap();
+    let rec = read_entries("tests/data/synth/SM90-S2R-ISETP.tsv").unwrap();
+    let s2r: HashSet<u128> = out
+        .tables
+        .iter()
+        .filter(|t| t.mnemonic == "S2R")
+        .flat_map(|t| t.variants.iter().flat_map(|v| v.words.iter().copied()))
+        .collect();
+    let words: Vec<u128> = out
+        .tables
+        .iter()
+        .flat_map(|t| t.variants.iter().flat_map(|v| v.words.iter().copied()))
+        .collect();
+    let mut opts = Options::new(arch);
+    opts.mnemonics = vec!["S2R".into(), "ISETP".into()];
+    opts.sources = vec!["corpus/synth/sm90".into(), "seed.txt".into()];
+    opts.word_source = words
+        .iter()
+        .map(|&w| (w, usize::from(s2r.contains(&w))))
+        .collect();
+    let mut answers = Answers::new(arch, rec, None);
+    let named = synth::synthesize(&words, &mut answers, &opts).unwrap();
+    assert_eq!(
+        line(&named, "S2R"),
+        "Synthesised by sass-conform synth from 77 words of seed.txt and nvdisasm's answers"
+    );
+    assert!(
+        line(&named, "ISETP").contains(" words of corpus/synth/sm90 and nvdisasm's answers"),
+        "{}",
+        line(&named, "ISETP")
+    );
+}

@@ -94,19 +94,35 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     let version = nv
         .as_ref()
         .map_or("recorded".to_string(), |n| n.version().to_string());
+    // Each word's source (the first `--cubins` or `--words` argument that holds it), named
+    // in the description line of the tables its words make.
+    let mut sources: Vec<String> = Vec::new();
+    let mut word_source: std::collections::HashMap<u128, usize> = Default::default();
     let mut words = if cubins.is_empty() {
         Vec::new()
     } else {
         synth::corpus_words(&cubins, a.arch)?
     };
-    let mut seen: std::collections::HashSet<u128> = words.iter().copied().collect();
+    if let [one] = cubins.as_slice() {
+        sources.push(one.display().to_string());
+        word_source.extend(words.iter().map(|&w| (w, 0)));
+    } else {
+        for c in &cubins {
+            sources.push(c.display().to_string());
+            for w in synth::corpus_words(std::slice::from_ref(c), a.arch)? {
+                word_source.entry(w).or_insert(sources.len() - 1);
+            }
+        }
+    }
     for f in &a.word_files {
+        sources.push(f.display().to_string());
         let file = std::fs::File::open(f).with_context(|| f.display().to_string())?;
         for w in
             sass_conform::words::read_words(std::io::BufReader::new(file), &f.display().to_string())
         {
             let w = w?;
-            if seen.insert(w) {
+            if let std::collections::hash_map::Entry::Vacant(e) = word_source.entry(w) {
+                e.insert(sources.len() - 1);
                 words.push(w);
             }
         }
@@ -128,6 +144,8 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     let mut answers = Answers::new(a.arch, recorded, live);
     let mut opts = Options::new(a.arch);
     opts.mnemonics = a.mnemonics.clone();
+    opts.sources = sources;
+    opts.word_source = word_source;
     opts.shard = a.shard.unwrap_or(sass_conform::shard::Shard::ALL);
     opts.max_bases = a.bases.max(1);
     opts.max_group_bits = a.group_bits.clamp(1, 12);

@@ -99,6 +99,11 @@ pub struct Options {
     pub rounds: usize,
     /// Where the scheduling fields lie.
     pub sched: SchedLayout,
+    /// The sources of the words (a cubin folder, a word list), named in each table's
+    /// description line by the words of its variants; empty: no source named.
+    pub sources: Vec<String>,
+    /// Each word's source (an index into `sources`); words not here name none.
+    pub word_source: std::collections::HashMap<u128, usize>,
 }
 
 impl Options {
@@ -113,6 +118,8 @@ impl Options {
             max_group_bits: 6,
             rounds: 4,
             sched: SchedLayout::from_bundled(arch),
+            sources: Vec::new(),
+            word_source: std::collections::HashMap::new(),
         }
     }
 }
@@ -156,6 +163,27 @@ struct Seed {
     mnemonic: String,
     parsed: Parsed,
     words: Vec<u128>,
+}
+
+/// ` of A, B`: the sources (in `opts.sources` order) of the variants' words; empty when no
+/// word has a known source.
+fn sources_named(opts: &Options, vars: &[Variant]) -> String {
+    let mut used: Vec<usize> = vars
+        .iter()
+        .flat_map(|v| &v.words)
+        .filter_map(|w| opts.word_source.get(w).copied())
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    let names: Vec<&str> = used
+        .iter()
+        .filter_map(|&i| opts.sources.get(i).map(String::as_str))
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" of {}", names.join(", "))
+    }
 }
 
 /// Distinct words of every cubin under `paths` whose arch is `arch`, in first-seen order.
@@ -609,7 +637,8 @@ fn assemble(
         let texts: Vec<write::VariantText> = vars.iter().map(|v| v.text.clone()).collect();
         let n_words: usize = vars.iter().map(|v| v.words.len()).sum();
         let description = format!(
-            "Synthesised by sass-conform synth from {n_words} ptxas words and nvdisasm's answers"
+            "Synthesised by sass-conform synth from {n_words} words{} and nvdisasm's answers",
+            sources_named(opts, &vars)
         );
         let text = write::table(&mn, &description, opts.arch, &texts);
         if let Err(e) = crate::spec::parse_table(&format!("{mn}.txt"), &text) {
