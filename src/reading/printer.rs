@@ -1378,26 +1378,14 @@ fn cut_sample<'t>(cutter: &Cutter, text: &'t str) -> Option<Vec<&'t str>> {
 /// or parts joined by a separator ([`fit_joined`]) when that predicts more of every other
 /// answer from the rest.
 fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
-    let Some(joined) = fit_joined(mask, texts, groups, base) else {
-        return fit_plain(mask, texts, groups, base);
-    };
     let (train, test) = halves(texts);
-    let plain_half = fit_plain(mask, &train, groups, base);
-    let joined_half = fit_joined(mask, &train, groups, base);
-    let right = |s: &Slot| {
-        test.iter()
-            .filter(|(w, t)| {
-                let mut out = String::new();
-                s.print_into(*w, &mut out);
-                out == *t
-            })
-            .count()
-    };
-    if joined_half.is_some_and(|j| right(&j) > right(&plain_half)) {
-        joined
-    } else {
-        fit_plain(mask, texts, groups, base)
+    if let Some(joined_half) = fit_joined(mask, &train, groups, base)
+        && predicted(&joined_half, &test) > predicted(&fit_plain(mask, &train, groups, base), &test)
+        && let Some(joined) = fit_joined(mask, texts, groups, base)
+    {
+        return joined;
     }
+    fit_plain(mask, texts, groups, base)
 }
 
 /// Runs of two or more slots side by side in the skeleton (no fixed text between): the
@@ -1439,7 +1427,6 @@ fn fit_run(
         })
         .collect();
     let joint: Vec<(u128, &str)> = joint.iter().map(|(w, t)| (*w, t.as_str())).collect();
-    let joined = fit_joined(mask, &joint, groups, base)?;
     let (train, test) = halves(&joint);
     let joined_half = fit_joined(mask, &train, groups, base)?;
     let apart: Vec<Slot> = masks
@@ -1462,10 +1449,14 @@ fn fit_run(
         eprintln!(
             "  run {mask:x}: joined {right} apart {apart_right} of {}: {}",
             test.len(),
-            joined.describe()
+            joined_half.describe()
         );
     }
-    (right > apart_right).then_some(joined)
+    if right > apart_right {
+        fit_joined(mask, &joint, groups, base)
+    } else {
+        None
+    }
 }
 
 /// (word, text) answers of one slot.
