@@ -118,7 +118,7 @@ fn ld_on_sm90_is_learned_from_scratch() {
 }
 
 /// `explain KEY` prints what was learned for a variant: its fields, the printer's slots in
-/// print order (the guard's value table, the register number rule) and how it is chosen.
+/// print order (the guard's number rule, the register number rule) and how it is chosen.
 #[test]
 fn explain_shows_a_variants_learned_printer() {
     let (tmp, resolved) = learn_into("tld90", "explain");
@@ -145,9 +145,11 @@ fn explain_shows_a_variants_learned_printer() {
         lines.contains(&"  text: learned printer (slots in print order)"),
         "{text}"
     );
-    let guard = r#"bits 12-15: 0x0 -> "@P0 ", 0x1 -> "@P1 ""#;
+    // The guard: bits 12-14 number the predicate, bit 15 negates it, PT prints nothing.
+    let guard = r#"bits 12-15: 0x7 -> "", 0xf -> "@!PT ", otherwise the number in bits 12-14 (unsigned, decimal) as bits 15 = 0x0: "@P" n " " | bits 15 = 0x1: "@!P" n " ""#;
     assert!(lines.iter().any(|l| l.contains(guard)), "{text}");
-    let register = r#"(unsigned, decimal) as "R" n """#;
+    // A register: its number, and `RZ` for 255 as a name learned between the same affixes.
+    let register = r#"(unsigned, decimal, 0xff named "Z") as "R" n """#;
     assert!(lines.iter().any(|l| l.contains(register)), "{text}");
     let err = bin()
         .args(["explain", "NO_SUCH_KEY", "--as-written", "--specs"])

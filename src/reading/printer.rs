@@ -132,13 +132,39 @@ pub fn learn_with(
     samples: &[Sample],
     cutting: Cutting,
 ) -> Option<Printer> {
-    learn_at(
-        fixed_mask,
-        groups,
-        samples,
-        (MAX_FORM_DEPTH, cutting),
-        &mut SlotCache::default(),
-    )
+    let mut cache = SlotCache::default();
+    let mut learn_from = |pick| {
+        learn_at(
+            fixed_mask,
+            groups,
+            samples,
+            (MAX_FORM_DEPTH, cutting, pick),
+            &mut cache,
+        )
+    };
+    // Two ways of choosing the base word; the printer that reproduces more of the answers is
+    // kept, the fewest-bits base on a tie.
+    let few = learn_from(BasePick::FewestBits);
+    let swept = learn_from(BasePick::MostSwept);
+    match (few, swept) {
+        (Some(f), Some(s)) if s.learned_permille > f.learned_permille => Some(s),
+        (Some(f), _) => Some(f),
+        (None, s) => s,
+    }
+}
+
+/// How [`pick_base`] chooses among candidate base words that show the same number of groups
+/// alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BasePick {
+    /// The one with fewest bits set (then the lowest word).
+    FewestBits,
+    /// The one whose groups show most values alone ([`BASE_VALUES_COUNTED`] per group at
+    /// most), the words the sweeps went around ([`sweep_centres`]) among the candidates: a
+    /// base only single-bit flips reach never shows a guard at `PT`. SM100 IADD3, SM80 ISETP
+    /// and LEA: 95-97% -> 100% of the check split; SM100 UBLKCP 100% -> 65% (a form chosen
+    /// otherwise), hence learned both ways.
+    MostSwept,
 }
 
 /// Slots [`fit_slot`] fitted, by everything the fit reads (the slot's bits, the base word,
@@ -150,7 +176,7 @@ fn learn_at<'a>(
     fixed_mask: u128,
     groups: &[u128],
     samples: &[Sample<'a>],
-    (depth, cutting): (u32, Cutting),
+    (depth, cutting, pick): (u32, Cutting, BasePick),
     cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
     let samples: Vec<Sample<'a>> = samples
@@ -163,7 +189,7 @@ fn learn_at<'a>(
         t0,
         split,
         spans,
-    } = reach(fixed_mask, groups, &samples)?;
+    } = reach(fixed_mask, groups, &samples, pick)?;
     let form = if depth > 0 { form_mask(&spans) } else { 0 };
     if form != 0 {
         return learn_forms(
@@ -171,7 +197,7 @@ fn learn_at<'a>(
             form,
             groups,
             &samples,
-            (depth - 1, cutting),
+            (depth - 1, cutting, pick),
             cache,
         );
     }
@@ -196,7 +222,7 @@ fn learn_at<'a>(
             eprintln!("  slot {:x}: {}..{}", s.mask, s.start, s.end);
         }
     }
-    order_gaps(&mut skel, &slots, &samples);
+    order_gaps(&mut skel, &slots, &samples, cutting);
     // Groups never legal alone (a reuse bit): placed by pairs of answers that differ in them
     // only (the `oracle sweeps` experiment makes such pairs).
     let placed: u128 = spans.iter().fold(0, |m, s| m | s.mask);
@@ -289,8 +315,13 @@ struct Reach<'a> {
 }
 
 /// The [`Reach`] of `groups` over `samples`; `None` without samples.
-fn reach<'a>(fixed_mask: u128, groups: &[u128], samples: &[Sample<'a>]) -> Option<Reach<'a>> {
-    let base = pick_base(fixed_mask, groups, samples)?;
+fn reach<'a>(
+    fixed_mask: u128,
+    groups: &[u128],
+    samples: &[Sample<'a>],
+    pick: BasePick,
+) -> Option<Reach<'a>> {
+    let base = pick_base(fixed_mask, groups, samples, pick)?;
     let t0 = tokens(base.1);
     let split = split_groups(fixed_mask, groups, samples, base, &t0);
     let split = join_unseen(fixed_mask, split, samples, base.0);
@@ -353,14 +384,56 @@ fn join_unseen(fixed_mask: u128, split: Vec<u128>, samples: &[Sample], base: u12
 /// Lowest-popcount answers [`pick_base`] weighs.
 const BASE_CANDIDATES: usize = 32;
 
+/// Answers other answers differ from in one group only, for the most (group, answer) pairs:
+/// the words sweeps went around (the table's fixed word, every field value on it), which need
+/// not be among the answers with fewest bits set. At most [`SWEEP_CENTRES`].
+fn sweep_centres<'a, 's>(groups: &[u128], samples: &'s [Sample<'a>]) -> Vec<&'s Sample<'a>> {
+    let by_word: HashMap<u128, &Sample> = samples.iter().map(|s| (s.0, s)).collect();
+    let mut tally: HashMap<u128, usize> = HashMap::default();
+    for (w, _) in samples {
+        for &g in groups {
+            if w & g != 0 && by_word.contains_key(&(w & !g)) {
+                *tally.entry(w & !g).or_default() += 1;
+            }
+        }
+    }
+    let mut best: Vec<(usize, u128)> = tally.into_iter().map(|(w, n)| (n, w)).collect();
+    best.sort_unstable_by_key(|&(n, w)| (std::cmp::Reverse(n), w));
+    best.into_iter()
+        .take(SWEEP_CENTRES)
+        .filter_map(|(_, w)| by_word.get(&w).copied())
+        .collect()
+}
+
+/// Sweep centres [`pick_base`] weighs besides the answers with fewest bits set.
+const SWEEP_CENTRES: usize = 4;
+
+/// Values of one group [`pick_base`] counts at most, so that one wide field does not
+/// outweigh the others.
+const BASE_VALUES_COUNTED: usize = 16;
+
 /// The base answer slots are found against: of the answers with the fewest bits set outside
 /// `fixed_mask`, the one with answers that differ from it in a single group for the most
 /// groups (where the table's fixed word is illegal on this arch, the plain lowest word can be
-/// a combination word that no sweep went around); ties to fewer bits, then the lower word.
-fn pick_base<'a>(fixed_mask: u128, groups: &[u128], samples: &[Sample<'a>]) -> Option<Sample<'a>> {
+/// a combination word that no sweep went around), then for the most values of them (a word
+/// only single-bit flips reach never shows a guard at `PT`); ties to fewer bits, then the
+/// lower word.
+fn pick_base<'a>(
+    fixed_mask: u128,
+    groups: &[u128],
+    samples: &[Sample<'a>],
+    pick: BasePick,
+) -> Option<Sample<'a>> {
     let mut order: Vec<&Sample> = samples.iter().collect();
     order.sort_by_key(|(w, _)| ((w & !fixed_mask).count_ones(), *w));
     order.truncate(BASE_CANDIDATES);
+    if pick == BasePick::MostSwept {
+        for c in sweep_centres(groups, samples) {
+            if !order.iter().any(|(w, _)| *w == c.0) {
+                order.push(c);
+            }
+        }
+    }
     order
         .iter()
         .enumerate()
@@ -374,17 +447,28 @@ fn pick_base<'a>(fixed_mask: u128, groups: &[u128], samples: &[Sample<'a>]) -> O
                 .map(|d| (d.count_ones(), d))
                 .collect();
             diffs.sort_unstable();
-            let seen = groups
+            diffs.dedup();
+            // Per group, how many of its values an answer shows alone (at most
+            // BASE_VALUES_COUNTED): a base the sweeps went around shows a guard's `PT`, a
+            // register's `RZ`, where a base only single-bit flips reach shows neither.
+            let values: Vec<usize> = groups
                 .iter()
-                .filter(|&&g| {
+                .map(|&g| {
                     let width = g.count_ones();
                     diffs
                         .iter()
                         .take_while(|(bits, _)| *bits <= width)
-                        .any(|(_, d)| d & !g == 0)
+                        .filter(|(_, d)| d & !g == 0)
+                        .take(BASE_VALUES_COUNTED)
+                        .count()
                 })
-                .count();
-            (seen, std::cmp::Reverse(*i))
+                .collect();
+            let seen = values.iter().filter(|&&n| n > 0).count();
+            let richness: usize = match pick {
+                BasePick::MostSwept => values.iter().sum(),
+                BasePick::FewestBits => 0,
+            };
+            (seen, richness, std::cmp::Reverse(*i))
         })
         .map(|(_, s)| **s)
 }
@@ -440,7 +524,7 @@ fn learn_forms<'a>(
     form: u128,
     groups: &[u128],
     samples: &[Sample<'a>],
-    (depth, cutting): (u32, Cutting),
+    (depth, cutting, pick): (u32, Cutting, BasePick),
     cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
     let mut parts: BTreeMap<u128, Vec<Sample>> = BTreeMap::new();
@@ -455,7 +539,14 @@ fn learn_forms<'a>(
     let forms: Vec<(Key, Printer)> = parts
         .iter()
         .filter_map(|(k, part)| {
-            learn_at(fixed_mask | form, &inner, part, (depth, cutting), cache).map(|p| (Key(*k), p))
+            learn_at(
+                fixed_mask | form,
+                &inner,
+                part,
+                (depth, cutting, pick),
+                cache,
+            )
+            .map(|p| (Key(*k), p))
         })
         .collect();
     let mut p = Printer {
@@ -508,6 +599,16 @@ fn share_slots(p: &mut Printer) {
             table.insert(k.0, t.clone());
         }
     }
+    // A value the slot's number rule prints as a name it learned (`RZ`) is one it saw: another
+    // form printing it otherwise (`???255` where a register pair is odd) is a clash too.
+    for slot in leaf_slots(p) {
+        let Some(Some(table)) = union.get(&slot.mask) else {
+            continue;
+        };
+        if table.iter().any(|(&k, t)| names_otherwise(slot, k, t)) {
+            union.insert(slot.mask, None);
+        }
+    }
     for slot in leaf_slots(p) {
         let Some(Some(table)) = union.get(&slot.mask) else {
             continue;
@@ -517,6 +618,21 @@ fn share_slots(p: &mut Printer) {
         }
         slot.texts = table.iter().map(|(k, t)| (Key(*k), t.clone())).collect();
     }
+}
+
+/// Whether `slot`'s number rule prints the value of key `k` (the slot's bits, packed) as a
+/// learned name, and so not as `text`.
+fn names_otherwise(slot: &Slot, k: u128, text: &str) -> bool {
+    let Some(n) = &slot.number else {
+        return false;
+    };
+    let w = deposit(k, slot.mask);
+    let v = Key(pext(w, n.mask));
+    if n.names.binary_search_by_key(&v, |(k, _)| *k).is_err() {
+        return false;
+    }
+    let mut s = String::new();
+    n.print_into(w, slot.mask, &mut s) && s != text
 }
 
 fn push_fixed(out: &mut Vec<Slot>, t: &str) {
@@ -1158,8 +1274,12 @@ fn pair_place(
         .max_by_key(|(k, m)| (m.values().sum::<usize>(), std::cmp::Reverse(*k)))
 }
 
-/// Orders the insertion slots that share a gap by where their texts occur in the answers.
-fn order_gaps(skel: &mut [Elem], slots: &[SlotSpan], samples: &[Sample]) {
+/// Orders the insertion slots that share a gap: first by where their texts occur in the
+/// answers ([`vote_order`]), then, among the orders of the run, the one that cuts the most
+/// answers into texts the slots are known to print ([`gap_cost`]). The first occurrence of a
+/// slot's text can lie anywhere in an answer (a slot printing ` ` finds the guard's space),
+/// so the vote alone misplaces a slot whose texts also occur elsewhere.
+fn order_gaps(skel: &mut [Elem], slots: &[SlotSpan], samples: &[Sample], cutting: Cutting) {
     let mut i = 0;
     while i < skel.len() {
         let mut j = i;
@@ -1176,14 +1296,88 @@ fn order_gaps(skel: &mut [Elem], slots: &[SlotSpan], samples: &[Sample]) {
                     Elem::Anchor(_) => unreachable!("only slots in the run"),
                 })
                 .collect();
-            let order = vote_order(&ids, slots, samples);
-            for (n, k) in order.into_iter().enumerate() {
+            let voted = vote_order(&ids, slots, samples);
+            let mut best = (gap_cost(skel, (i, &voted), slots, samples, cutting), voted);
+            for order in gap_orders(&best.1) {
+                let cost = gap_cost(skel, (i, &order), slots, samples, cutting);
+                if cost < best.0 {
+                    best = (cost, order);
+                }
+            }
+            for (n, k) in best.1.into_iter().enumerate() {
                 skel[i + n] = Elem::Slot(k);
             }
         }
         i = j.max(i + 1);
     }
 }
+
+/// Runs of at most this many insertion slots have every order tried; longer runs, the voted
+/// order with each pair of slots swapped.
+const MAX_PERMUTED_GAP: usize = 4;
+
+/// Answers a gap order is scored on ([`gap_cost`]).
+const GAP_COST_SAMPLES: usize = 400;
+
+/// The orders of a run of slots tried after the voted one: every permutation of a short run,
+/// the voted order with one pair swapped for a longer one.
+fn gap_orders(voted: &[usize]) -> Vec<Vec<usize>> {
+    let n = voted.len();
+    if n > MAX_PERMUTED_GAP {
+        let mut out = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                let mut o = voted.to_vec();
+                o.swap(a, b);
+                out.push(o);
+            }
+        }
+        return out;
+    }
+    let mut out = Vec::new();
+    let mut perm: Vec<usize> = voted.to_vec();
+    permute(&mut perm, 0, &mut out);
+    out
+}
+
+/// Every permutation of `v[k..]` after `v[..k]`, pushed to `out` (Heap-free recursion over
+/// swaps; `v` is restored on return).
+fn permute(v: &mut Vec<usize>, k: usize, out: &mut Vec<Vec<usize>>) {
+    if k == v.len() {
+        out.push(v.clone());
+        return;
+    }
+    for i in k..v.len() {
+        v.swap(k, i);
+        permute(v, k + 1, out);
+        v.swap(k, i);
+    }
+}
+
+/// What cutting the answers costs with the run of insertion slots at skeleton position `at`
+/// put in `order`: the sum of [`cut_cost`] over the first [`GAP_COST_SAMPLES`] answers, an
+/// answer no cut matches counting as [`UNCUT_COST`].
+fn gap_cost(
+    skel: &[Elem],
+    (at, order): (usize, &[usize]),
+    slots: &[SlotSpan],
+    samples: &[Sample],
+    cutting: Cutting,
+) -> u64 {
+    let mut trial = skel.to_vec();
+    for (n, &k) in order.iter().enumerate() {
+        trial[at + n] = Elem::Slot(k);
+    }
+    let cutter = Cutter::new(&trial, slots, cutting);
+    samples
+        .iter()
+        .take(GAP_COST_SAMPLES)
+        .map(|&(_, t)| cut_cost(&cutter, t).map_or(UNCUT_COST, u64::from))
+        .sum()
+}
+
+/// The cost [`gap_cost`] gives an answer that no cut matches.
+const UNCUT_COST: u64 = 1000;
 
 fn vote_order(ids: &[usize], slots: &[SlotSpan], samples: &[Sample]) -> Vec<usize> {
     let mut votes: HashMap<(usize, usize), usize> = HashMap::default();
@@ -1288,6 +1482,17 @@ impl<'s> Cutter<'s> {
 /// match; among the cuts, the one with most slot texts seen alone wins. `None` when no cut
 /// matches the anchors. Each slot text is a piece of `text` (its tokens are).
 fn cut_sample<'t>(cutter: &Cutter, text: &'t str) -> Option<Vec<&'t str>> {
+    cut_dp(cutter, text).map(|(_, pieces)| pieces)
+}
+
+/// The cost of [`cut_sample`]'s best cut of one answer (0 when every slot gets a text it
+/// printed alone); `None` when no cut matches the anchors.
+fn cut_cost(cutter: &Cutter, text: &str) -> Option<u32> {
+    cut_dp(cutter, text).map(|(cost, _)| cost)
+}
+
+/// [`cut_sample`] with the cost of its cut.
+fn cut_dp<'t>(cutter: &Cutter, text: &'t str) -> Option<(u32, Vec<&'t str>)> {
     let toks = tokens(text);
     let n = toks.len();
     let skel = cutter.skel;
@@ -1371,7 +1576,7 @@ fn cut_sample<'t>(cutter: &Cutter, text: &'t str) -> Option<Vec<&'t str>> {
         }
         p = q;
     }
-    Some(out)
+    Some((best[0], out))
 }
 
 /// Learns one slot's text function from (word, text) pairs: the plain fit ([`fit_plain`]),
@@ -2018,8 +2223,15 @@ fn fit_number(
     // The slot's lowest bits alone, down to 8: a field whose top bits another form gives
     // to something else (SM80 FLO bits 40-58: in the `cx[UR1][0x87c4]` form only bits
     // 40-53 are the offset; the bank bits 54-58 print nothing there).
+    // A narrow slot's low bits down to 2: a guard's top bit negates, its low 3 bits number
+    // the predicate (`@!UP3` for 0xb), which a sweep that saw `@!UP0` (0x8) alone predicts.
     let ones: Vec<u128> = bits_of(mask).collect();
-    for n in (MIN_LOW_BITS..ones.len()).rev() {
+    let least = if ones.len() <= MIN_LOW_BITS {
+        2
+    } else {
+        MIN_LOW_BITS
+    };
+    for n in (least..ones.len()).rev() {
         let low = ones[..n].iter().fold(0, |m, b| m | b);
         if !cands.contains(&low) {
             cands.push(low);
@@ -2055,8 +2267,62 @@ fn fit_number(
     {
         best = Some((hits, rule));
     }
-    let (hits, rule) = best?;
+    let (hits, mut rule) = best?;
+    if !rule.float {
+        rule.names = value_names(&rule, mask, table, base & gaps);
+    }
     (hits >= 4 && hits * 10 >= table.len() * 6).then_some(rule)
+}
+
+/// The values of `rule` that nvdisasm prints as a name between the rule's own affixes
+/// (`RZ` where `R255` would be), from the slot's value table (`mask` bits -> text; `fill`:
+/// the fixed bits the rule reads, at the base word's values): the text between the affixes,
+/// for each value whose answers all agree and never show the number.
+fn value_names(
+    rule: &NumberRule,
+    mask: u128,
+    table: &BTreeMap<u128, &str>,
+    fill: u128,
+) -> Vec<(Key, String)> {
+    let mut seen: HashMap<u128, Option<&str>> = HashMap::default();
+    for (&k, &t) in table {
+        let word = deposit(k, mask) | fill;
+        let v = pext(word, rule.mask);
+        let mut printed = String::new();
+        if rule.print_into(word, mask, &mut printed) && printed == t {
+            seen.insert(v, None);
+            continue;
+        }
+        let other = Key(pext(word, mask & !rule.mask));
+        let neg = rule.value_of_bits(v) < 0;
+        let Some((_, _, pre, suf)) = rule
+            .affixes
+            .iter()
+            .find(|(k, s, _, _)| *k == other && *s == neg)
+        else {
+            continue;
+        };
+        let name = t
+            .strip_prefix(pre.as_str())
+            .and_then(|r| r.strip_suffix(suf.as_str()))
+            .filter(|n| !n.is_empty() && !n.contains([' ', ',']));
+        match (seen.get(&v), name) {
+            (Some(None), _) => {}
+            (Some(Some(was)), Some(n)) if *was == n => {}
+            (Some(Some(_)), _) | (None, None) => {
+                seen.insert(v, None);
+            }
+            (None, Some(n)) => {
+                seen.insert(v, Some(n));
+            }
+        }
+    }
+    let mut names: Vec<(Key, String)> = seen
+        .into_iter()
+        .filter_map(|(v, n)| Some((Key(v), n?.to_string())))
+        .collect();
+    names.sort();
+    names
 }
 
 /// The bits from `mask`'s lowest to its highest, all set (0 for an empty mask).
@@ -2085,7 +2351,10 @@ fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
         offset,
         float: false,
         double: false,
+        half: false,
         affixes: Vec::new(),
+        names: Vec::new(),
+        special_affixes: Vec::new(),
     }
 }
 
@@ -2375,6 +2644,130 @@ mod tests {
         }
     }
 
+    /// A made-up instruction printed as nvdisasm prints UR2UP: a guard (`@P3 `, none at 7),
+    /// a register with a `.B1` suffix, and a space before `;` that scheduling bits (bits
+    /// 105-108) decide; the space's text ` ` also occurs in the guard, before the suffix.
+    fn spaced(w: u128) -> String {
+        let g = (w >> 12 & 0xf) as u8;
+        let guard = match g {
+            7 => String::new(),
+            15 => "@!PT ".to_string(),
+            g if g >= 8 => format!("@!P{} ", g - 8),
+            g => format!("@P{g} "),
+        };
+        let r = (w >> 24 & 0x3f) as u8;
+        let b = ["", ".B1", ".B2", ".B3"][(w >> 76 & 3) as usize];
+        let space = if w >> 105 & 0xf != 0 { " " } else { "" };
+        format!("{guard}OP R{r}{b}{space};")
+    }
+
+    #[test]
+    fn a_suffix_and_a_space_at_one_gap_are_ordered_by_the_cut_not_the_first_match() {
+        let groups = [0xfu128 << 12, 0x3fu128 << 24, 3u128 << 76, 0xfu128 << 105];
+        let fixed = !groups.iter().fold(0, |m, g| m | g);
+        let mut words: Vec<u128> = vec![0];
+        for g in &groups {
+            words.extend(group_values(*g).into_iter().map(|v| deposit(v, *g)));
+        }
+        let mut rng = crate::codec::SplitMix64(7);
+        for _ in 0..200 {
+            let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+            words.push(r & !fixed);
+        }
+        let texts: Vec<String> = words.iter().map(|&w| spaced(w)).collect();
+        let samples: Vec<Sample> = words
+            .iter()
+            .zip(&texts)
+            .map(|(w, t)| (*w, t.as_str()))
+            .collect();
+        let p = learn(fixed, &groups, &samples).expect("samples");
+        // Words no sample had: every guard, suffix and space combination.
+        for w in [
+            0x3u128 << 12 | 39 << 24 | 1 << 76 | 5 << 105,
+            0x7u128 << 12 | 4 << 24 | 2 << 76 | 1 << 105,
+            0xcu128 << 12 | 61 << 24 | 3 << 76,
+        ] {
+            assert_eq!(p.print(w), spaced(w), "word {w:x}");
+        }
+        assert_eq!(
+            p.print(0x3u128 << 12 | 39 << 24 | 1 << 76 | 5 << 105),
+            "@P3 OP R39.B1 ;"
+        );
+    }
+
+    #[test]
+    fn a_register_name_learned_under_one_affix_prints_under_every_other() {
+        // SM90 FFMA operand 3: `RZ` seen bare, `-R12` and `|R12|` seen; `-|RZ|` never.
+        let mask = 0xffu128 | 3 << 8;
+        let text = |v: u128| {
+            let r = v & 0xff;
+            let reg = if r == 255 {
+                "RZ".to_string()
+            } else {
+                format!("R{r}")
+            };
+            match v >> 8 {
+                0 => reg,
+                1 => format!("-{reg}"),
+                2 => format!("|{reg}|"),
+                _ => format!("-|{reg}|"),
+            }
+        };
+        let keys: Vec<u128> = (0..4u128)
+            .flat_map(|a| [1u128, 2, 4, 9, 12, 40, 77, 128].map(|r| a << 8 | r))
+            .chain([255u128])
+            .collect();
+        let texts: Vec<String> = keys.iter().map(|&k| text(k)).collect();
+        let table: BTreeMap<u128, &str> = keys
+            .iter()
+            .zip(&texts)
+            .map(|(&k, t)| (k, t.as_str()))
+            .collect();
+        let rule = fit_number(mask, &table, &[0xff, 1 << 8, 1 << 9], 0).expect("a number");
+        assert_eq!(rule.names, vec![(Key(255), "Z".to_string())]);
+        let print = |w: u128| {
+            let mut s = String::new();
+            assert!(rule.print_into(w, mask, &mut s));
+            s
+        };
+        assert_eq!(print(3 << 8 | 255), "-|RZ|");
+        assert_eq!(print(1 << 8 | 255), "-RZ");
+        assert_eq!(print(3 << 8 | 254), "-|R254|");
+    }
+
+    /// A made-up instruction whose register bits print `R0`..`R254` and `RZ`, but whose
+    /// answers around the word with every field 0 (the lowest word) hold single-bit flips of
+    /// the guard only; the guard's sweep went around a word with the register at 237.
+    #[test]
+    fn the_base_is_the_word_the_sweeps_went_around() {
+        let guard = 0xfu128 << 12;
+        let reg = 0xffu128 << 16;
+        let fixed = !(guard | reg);
+        let print = |w: u128| {
+            let g = (w >> 12 & 0xf) as u8;
+            let g = match g {
+                7 => String::new(),
+                g if g >= 8 => format!("@!P{} ", g - 8),
+                g => format!("@P{g} "),
+            };
+            format!("{g}OP R{} ;", w >> 16 & 0xff)
+        };
+        // The centre has more bits set than the 32 answers with fewest bits.
+        let centre = 0xedu128 << 16;
+        let mut words: Vec<u128> = vec![0, 1 << 12, 2 << 12, 4 << 12, 8 << 12, 1 << 16];
+        words.extend((0..16u128).map(|g| centre & !guard | g << 12));
+        words.extend((0..255u128).map(|r| r << 16));
+        let texts: Vec<String> = words.iter().map(|&w| print(w)).collect();
+        let samples: Vec<Sample> = words
+            .iter()
+            .zip(&texts)
+            .map(|(w, t)| (*w, t.as_str()))
+            .collect();
+        let p = learn(fixed, &[guard, reg], &samples).expect("samples");
+        assert_eq!(p.print(7 << 12 | 200 << 16), "OP R200 ;");
+        assert_eq!(p.print(11 << 12 | 3 << 16), "@!P3 OP R3 ;");
+    }
+
     /// A made-up instruction whose two-bit modifier a table splits into two one-bit groups
     /// (bits 40, 41: `.A`, `.B`, both `.INVALID3`, as SM120 TLD's bits 56-57), beside an
     /// independent `.C` (bit 42) at the same place and a register (bits 16-23).
@@ -2403,7 +2796,7 @@ mod tests {
         }
         let first = as_samples(&texts(&words));
         let samples: Vec<Sample> = first.iter().map(|(w, t)| (*w, t.as_str())).collect();
-        let r = reach(fixed, &groups, &samples).expect("samples");
+        let r = reach(fixed, &groups, &samples, BasePick::FewestBits).expect("samples");
         let joint = joint_sweeps(0, &r.spans);
         // The three insertions at one place, every value of bits 40-42 together.
         assert_eq!(
@@ -2890,22 +3283,44 @@ fn fit_variant(
     // learned from all of them.
     let (val, fit): (Vec<Sample>, Vec<Sample>) = samples.iter().partition(|(w, _)| set_aside(*w));
     let right = |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.print(*w) == *t).count();
-    // Both ways of cutting answers are tried; the one right on more set-aside answers is kept.
-    // The two share the slots both cut alike (one cache).
+    // Both ways of cutting answers and both ways of choosing the base word are tried; the
+    // one right on more set-aside answers is kept (ties to cutting by slot texts, then to the
+    // fewest-bits base). The trials share the slots they cut alike (one cache).
     let mut cache = SlotCache::default();
-    let (cutting, trial) = [Cutting::SlotTexts, Cutting::GroupTexts]
+    let ((cutting, pick), trial) = [Cutting::SlotTexts, Cutting::GroupTexts]
         .into_iter()
-        .map(|c| {
-            let p = learn_at(v.fixed_mask, &groups, &fit, (MAX_FORM_DEPTH, c), &mut cache);
-            (c, p)
+        .flat_map(|c| [(c, BasePick::FewestBits), (c, BasePick::MostSwept)])
+        .map(|(c, b)| {
+            let p = learn_at(
+                v.fixed_mask,
+                &groups,
+                &fit,
+                (MAX_FORM_DEPTH, c, b),
+                &mut cache,
+            );
+            if std::env::var_os("SASS_CONFORM_DEBUG_TRIALS").is_some() {
+                eprintln!(
+                    "trial {} {c:?} {b:?}: {} of {} set aside, {} of {} fitted",
+                    v.key,
+                    p.as_ref().map_or(0, |p| right(p, &val)),
+                    val.len(),
+                    p.as_ref().map_or(0, |p| right(p, &fit)),
+                    fit.len()
+                );
+            }
+            ((c, b), p)
         })
-        .max_by_key(|(c, p)| {
+        .max_by_key(|((c, b), p)| {
+            // With nothing set aside, the answers fitted choose the base word (not the way of
+            // cutting: cutting by group texts memorises more, SM90 FMUL's float immediate).
             (
                 p.as_ref().map_or(0, |p| right(p, &val)),
                 *c == Cutting::SlotTexts,
+                p.as_ref().map_or(0, |p| right(p, &fit)),
+                *b == BasePick::FewestBits,
             )
         })
-        .expect("two trials");
+        .expect("four trials");
     let old_val = table_shaped(&val);
     // A measurement switch: keep every learned printer, to measure the printer alone against
     // the table-shaped reading (the figure of the printer without render.rs's rules).
@@ -2925,7 +3340,7 @@ fn fit_variant(
             v.fixed_mask,
             &groups,
             samples,
-            (MAX_FORM_DEPTH, cutting),
+            (MAX_FORM_DEPTH, cutting, pick),
             &mut cache,
         );
         let trial_right = trial.as_ref().map_or(0, |p| right(p, samples));
@@ -3146,7 +3561,7 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     let groups = candidate_groups(v);
     let Some(Reach {
         base, split, spans, ..
-    }) = reach(v.fixed_mask, &groups, &samples)
+    }) = reach(v.fixed_mask, &groups, &samples, BasePick::FewestBits)
     else {
         return Vec::new();
     };
@@ -3246,7 +3661,7 @@ fn sweep_forms(
             .filter(|(w, _)| pext(*w, form) == k)
             .collect();
         let fm = fixed_mask | form;
-        let Some(r) = reach(fm, &inner, &part) else {
+        let Some(r) = reach(fm, &inner, &part, BasePick::FewestBits) else {
             continue;
         };
         // Around the form's own base answer too, where it is not `b`: `b` can be illegal (a
@@ -3424,16 +3839,23 @@ fn try_float(
             .filter(|&g| g & mask == g && g != mask && g.count_ones() >= 8),
     );
     let mut best: Option<(usize, NumberRule)> = None;
-    // Each candidate as a 32-bit float's top bits, and as a double's (the high half of a
-    // 64-bit immediate).
-    let tries = cands
+    // Each candidate as a 32-bit float's top bits, as a double's (the high half of a 64-bit
+    // immediate), and as an IEEE half when 16 bits wide.
+    let tries = cands.into_iter().flat_map(|num| {
+        let w = num.count_ones();
+        [
+            (num, FloatKind::Single),
+            (num, FloatKind::Double),
+            (num, FloatKind::Half),
+        ]
         .into_iter()
-        .flat_map(|num| [(num, false), (num, true)])
-        .filter(|&(num, double)| {
-            let w = num.count_ones();
-            w == 64 && !double || (8..=32).contains(&w)
-        });
-    for (num, double) in tries {
+        .filter(move |&(_, kind)| match kind {
+            FloatKind::Single => w == 64 || (8..=32).contains(&w),
+            FloatKind::Double => (8..=32).contains(&w),
+            FloatKind::Half => w == 16,
+        })
+    });
+    for (num, kind) in tries {
         let probe = NumberRule {
             mask: num,
             signed: false,
@@ -3441,19 +3863,32 @@ fn try_float(
             scale: 1,
             offset: 0,
             float: true,
-            double,
+            double: kind == FloatKind::Double,
+            half: kind == FloatKind::Half,
             affixes: Vec::new(),
+            names: Vec::new(),
+            special_affixes: Vec::new(),
         };
         let mut affixes: AffixTally = HashMap::default();
+        let mut special: AffixTally = HashMap::default();
         for (&k, t) in table {
+            let word = deposit(k, mask);
+            let Some(x) = probe.float_value(word) else {
+                continue;
+            };
+            let other = pext(word, mask & !num);
+            let key = (other, x.is_sign_negative());
+            if let Some(name) = probe.special(word) {
+                if let Some(pos) = t.find(name) {
+                    let cut = (&t[..pos], &t[pos + name.len()..]);
+                    *special.entry(key).or_default().entry(cut).or_default() += 1;
+                }
+                continue;
+            }
             // A finite float prints a digit: a text with none holds no float.
             if !t.bytes().any(|b| b.is_ascii_digit()) {
                 continue;
             }
-            let word = deposit(k, mask);
-            let Some(x) = probe.float_value(word).filter(|x| x.is_finite()) else {
-                continue;
-            };
             let f = crate::spec::printer::format_float(x);
             let Some(pos) = t.find(&f) else { continue };
             // A short number ("0", "1") is found in almost any text: require a boundary.
@@ -3461,9 +3896,8 @@ fn try_float(
             if after.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == 'e') {
                 continue;
             }
-            let other = pext(word, mask & !num);
             *affixes
-                .entry((other, x.is_sign_negative()))
+                .entry(key)
                 .or_default()
                 .entry((&t[..pos], &t[pos + f.len()..]))
                 .or_default() += 1;
@@ -3472,15 +3906,28 @@ fn try_float(
         if hits == 0 || best.as_ref().is_some_and(|(h, _)| hits <= *h) {
             continue;
         }
+        let (_, special_list) = affix_list(special);
         best = Some((
             hits,
             NumberRule {
                 affixes: list,
+                special_affixes: special_list,
                 ..probe
             },
         ));
     }
     best
+}
+
+/// How [`try_float`] reads a candidate's bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FloatKind {
+    /// A 32-bit float's top bits (or a whole 64-bit double).
+    Single,
+    /// A double's top bits.
+    Double,
+    /// An IEEE half (16 bits).
+    Half,
 }
 
 #[cfg(test)]
@@ -3501,6 +3948,63 @@ mod float_tests {
             format_float(96505454983852851200.0),
             "9.65054549838528512000e+19"
         );
+    }
+
+    #[test]
+    fn floats_nvdisasm_names_are_named_by_their_bits() {
+        use crate::spec::printer::{half_value, special_float};
+        // nvdisasm 13.5.37, SM80 FSETP's 32-bit immediate (bits 32-63).
+        assert_eq!(special_float(0x7f80_0000, 8, 23), Some("+INF"));
+        assert_eq!(special_float(0xff80_0000, 8, 23), Some("-INF"));
+        assert_eq!(special_float(0x7fc0_0000, 8, 23), Some("+QNAN"));
+        assert_eq!(special_float(0xffc0_0000, 8, 23), Some("-QNAN"));
+        assert_eq!(special_float(0x7f80_0001, 8, 23), Some("+SNAN"));
+        assert_eq!(special_float(0x7fff_ffff, 8, 23), Some("+QNAN"));
+        assert_eq!(special_float(0x8000_0000, 8, 23), Some("-0.0"));
+        assert_eq!(special_float(0x0000_0000, 8, 23), None);
+        assert_eq!(special_float(0x3f80_0000, 8, 23), None);
+        // Halves: SM80 HFMA2's `-0.701171875` is 0xb99c; 0x7e00 a quiet NaN.
+        assert_eq!(format_float(half_value(0xb99c)), "-0.701171875");
+        assert_eq!(special_float(0x7e00, 5, 10), Some("+QNAN"));
+        assert_eq!(special_float(0xfc00, 5, 10), Some("-INF"));
+    }
+
+    #[test]
+    fn a_float_slot_learns_where_a_name_puts_its_space() {
+        // SM80 FSETP operand 3: `0.5, !P0` but `+QNAN , !P0` (the slot's text ends before
+        // the comma; a name takes a space the number does not).
+        let mask = 0xffff_ffffu128 << 32;
+        let t = |b: u32| -> String {
+            let x = f32::from_bits(b) as f64;
+            match crate::spec::printer::special_float(b as u64, 8, 23) {
+                Some(name) => format!("{name} "),
+                None => format_float(x),
+            }
+        };
+        let bits = [
+            0x3f00_0000u32,
+            0x4000_0000,
+            0xbf80_0000,
+            0x4120_0000,
+            0x7fc0_0001,
+            0xff80_0001,
+        ];
+        let texts: Vec<String> = bits.iter().map(|&b| t(b)).collect();
+        let table: std::collections::BTreeMap<u128, &str> = bits
+            .iter()
+            .zip(&texts)
+            .map(|(&b, s)| (b as u128, s.as_str()))
+            .collect();
+        let (_, rule) = super::try_float(mask, &table, &[mask]).unwrap();
+        let print = |b: u32| {
+            let mut s = String::new();
+            assert!(rule.print_into((b as u128) << 32, mask, &mut s));
+            s
+        };
+        assert_eq!(print(0x7f80_0000), "+INF ");
+        assert_eq!(print(0xffc0_0000), "-QNAN ");
+        assert_eq!(print(0x7f80_0002), "+SNAN ");
+        assert_eq!(print(0x3fc0_0000), "1.5");
     }
 
     #[test]

@@ -162,8 +162,23 @@ pub struct NumberRule {
     /// for `0x06141b08`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub double: bool,
+    /// With `float`: the 16 bits are an IEEE half (5 exponent bits, 10 fraction bits), as
+    /// each half of a packed pair is (SM80 HFMA2's `-0.701171875` for `0xb99c`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub half: bool,
     /// (key of the slot's other bits, negative) -> (prefix, suffix).
     pub affixes: Vec<(Key, bool, String, String)>,
+    /// Values printed as a name in the number's place, between the same affixes (the rule's
+    /// bits, packed -> the name): `R` + `Z` for register 255, `UR` + `Z` for 63, `P` + `T`
+    /// for 7; learned where every answer of the value agrees, so that `-|RZ|` follows from
+    /// `-|R12|` and `RZ` (SM90 FFMA operand 3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<(Key, String)>,
+    /// With `float`: the affixes of the values nvdisasm names ([`special_float`]: `+QNAN`,
+    /// `-INF`, `-0.0`), keyed as `affixes`; learned apart because nvdisasm follows a name with
+    /// a space where a number has none (`+QNAN , !P0` but `0.5, !P0`; SM80 FSETP).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub special_affixes: Vec<(Key, bool, String, String)>,
 }
 
 /// Packs the bits of `word` selected by `mask`, lowest first.
@@ -264,7 +279,11 @@ impl NumberRule {
             return false;
         };
         out.push_str(pre);
-        out.push_str(&format_number(n, self.hex));
+        let bits = Key(pext(word, self.mask));
+        match self.names.binary_search_by_key(&bits, |(k, _)| *k) {
+            Ok(i) => out.push_str(&self.names[i].1),
+            Err(_) => out.push_str(&format_number(n, self.hex)),
+        }
         out.push_str(suf);
         true
     }
@@ -276,6 +295,7 @@ impl NumberRule {
     pub fn float_value(&self, word: u128) -> Option<f64> {
         let v = pext(word, self.mask);
         match self.mask.count_ones() {
+            16 if self.half => Some(half_value(v as u16)),
             64 => Some(f64::from_bits(v as u64)),
             w @ 1..=63 if self.double => Some(f64::from_bits((v as u64) << (64 - w))),
             w @ 1..=32 => Some(f32::from_bits((v as u32) << (32 - w)) as f64),
@@ -287,22 +307,84 @@ impl NumberRule {
         let Some(x) = self.float_value(word) else {
             return false;
         };
-        if !x.is_finite() {
-            return false;
-        }
         let other = Key(pext(word, slot_mask & !self.mask));
         let neg = x.is_sign_negative();
-        let Some((_, _, pre, suf)) = self
-            .affixes
-            .iter()
-            .find(|(k, s, _, _)| *k == other && *s == neg)
-        else {
+        let find = |list: &'_ [(Key, bool, String, String)]| {
+            list.iter()
+                .find(|(k, s, _, _)| *k == other && *s == neg)
+                .map(|(_, _, pre, suf)| (pre.clone(), suf.clone()))
+        };
+        if let Some(name) = self.special(word) {
+            // A name's own affixes when learned; else the number's, with the space nvdisasm
+            // writes after a name (`+QNAN , P5`).
+            let Some((pre, suf)) = find(&self.special_affixes)
+                .or_else(|| find(&self.affixes).map(|(p, s)| (p, format!(" {s}"))))
+            else {
+                return false;
+            };
+            out.push_str(&pre);
+            out.push_str(name);
+            out.push_str(&suf);
+            return true;
+        }
+        let Some((pre, suf)) = find(&self.affixes) else {
             return false;
         };
-        out.push_str(pre);
+        out.push_str(&pre);
         out.push_str(&format_float(x));
-        out.push_str(suf);
+        out.push_str(&suf);
         true
+    }
+
+    /// The name nvdisasm prints for the float of `word` when it prints a name, not a number
+    /// ([`special_float`]); `None` for a float printed as a number, or bits that hold none.
+    pub fn special(&self, word: u128) -> Option<&'static str> {
+        let v = pext(word, self.mask);
+        let w = self.mask.count_ones();
+        let (bits, exp, frac) = match w {
+            16 if self.half => (v as u64, 5, 10),
+            64 => (v as u64, 11, 52),
+            1..=63 if self.double => ((v as u64) << (64 - w), 11, 52),
+            1..=32 => (((v as u32) << (32 - w)) as u64, 8, 23),
+            _ => return None,
+        };
+        special_float(bits, exp, frac)
+    }
+}
+
+/// The IEEE half `h` as a double.
+pub fn half_value(h: u16) -> f64 {
+    let sign = if h >> 15 == 1 { -1.0 } else { 1.0 };
+    let exp = i32::from(h >> 10 & 0x1f);
+    let frac = f64::from(h & 0x3ff);
+    sign * match exp {
+        0 => frac * 2f64.powi(-24),
+        0x1f if frac == 0.0 => f64::INFINITY,
+        0x1f => f64::NAN,
+        e => (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
+/// What nvdisasm 13.5.37 prints for the IEEE float of `exp` exponent and `frac` fraction bits
+/// held low in `bits`, when it prints a name and not a number: `+INF`/`-INF`, `+QNAN`/`-QNAN`
+/// (the fraction's top bit set), `+SNAN`/`-SNAN` (clear), `-0.0` (while `+0` prints `0`).
+/// Measured on SM80 FSETP's 32-bit immediate (`0x7f800000` -> `+INF`, `0x7fc00000` ->
+/// `+QNAN`, `0x7f800001` -> `+SNAN`, `0x80000000` -> `-0.0`) and seen on SM80-SM120 FFMA,
+/// FMUL, FSEL, HFMA2, F2I and MUFU in the synthesised tables' answers.
+pub fn special_float(bits: u64, exp: u32, frac: u32) -> Option<&'static str> {
+    let neg = bits >> (exp + frac) & 1 == 1;
+    let e = bits >> frac & ((1 << exp) - 1);
+    let f = bits & ((1 << frac) - 1);
+    let quiet = f >> (frac - 1) & 1 == 1;
+    match (e == (1 << exp) - 1, f == 0, quiet, neg) {
+        (true, true, _, false) => Some("+INF"),
+        (true, true, _, true) => Some("-INF"),
+        (true, false, true, false) => Some("+QNAN"),
+        (true, false, true, true) => Some("-QNAN"),
+        (true, false, false, false) => Some("+SNAN"),
+        (true, false, false, true) => Some("-SNAN"),
+        (false, _, _, true) if e == 0 && f == 0 => Some("-0.0"),
+        _ => None,
     }
 }
 
@@ -468,6 +550,8 @@ impl NumberRule {
     /// `number of bits 24-31 (signed, hex, x4), "R" .. ""` with each affix pair.
     pub fn describe(&self, slot_mask: u128) -> String {
         let kind = match (self.float, self.hex) {
+            (true, _) if self.half => "half float".to_string(),
+            (true, _) if self.double => "double (its top bits)".to_string(),
             (true, _) => "float".to_string(),
             (false, hex) => {
                 format!(
@@ -504,8 +588,13 @@ impl NumberRule {
                 format!("{when}{pre:?} n {suf:?}")
             })
             .collect();
+        let names: String = self
+            .names
+            .iter()
+            .map(|(k, n)| format!(", {:#x} named {n:?}", k.0))
+            .collect();
         format!(
-            "otherwise the number in bits {} ({kind}) as {}",
+            "otherwise the number in bits {} ({kind}{names}) as {}",
             bit_ranges(self.mask),
             affixes.join(" | ")
         )
