@@ -19,7 +19,7 @@
 //! What nvdisasm prints that the table does not describe is learned the same way: the bits are
 //! taken from the word, not from the table's labels.
 
-pub use crate::spec::printer::{Key, NumberRule, Printer, Slot, deposit, pext};
+pub use crate::spec::printer::{Joined, Key, NumberRule, Printer, Slot, deposit, pext};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -222,26 +222,50 @@ fn learn_at<'a>(
         }
     }
     let all_bits: Vec<u128> = groups.to_vec();
+    let runs = slot_runs(&skel);
     let mut out = Vec::new();
     let mut slot_no = 0;
-    for e in &skel {
-        match e {
-            Elem::Anchor(t) => push_fixed(&mut out, t),
-            Elem::Slot(si) => {
-                let texts: Vec<(u128, &str)> = cut.iter().map(|(w, c)| (*w, c[slot_no])).collect();
-                slot_no += 1;
-                let key = (slots[*si].mask, base.0, all_bits.clone(), texts);
-                let slot = match cache.get(&key) {
-                    Some(slot) => slot.clone(),
-                    None => {
-                        let slot = fit_slot(key.0, &key.3, &all_bits, base.0);
-                        cache.insert(key, slot.clone());
-                        slot
-                    }
-                };
-                out.push(slot);
+    let mut e = 0;
+    while e < skel.len() {
+        let si = match &skel[e] {
+            Elem::Anchor(t) => {
+                push_fixed(&mut out, t);
+                e += 1;
+                continue;
+            }
+            Elem::Slot(si) => *si,
+        };
+        if let Some(&n) = runs.get(&e) {
+            let masks: Vec<u128> = skel[e..e + n]
+                .iter()
+                .map(|x| match x {
+                    Elem::Slot(k) => slots[*k].mask,
+                    Elem::Anchor(_) => 0,
+                })
+                .collect();
+            let texts: Vec<Vec<(u128, &str)>> = (slot_no..slot_no + n)
+                .map(|k| cut.iter().map(|(w, c)| (*w, c[k])).collect())
+                .collect();
+            if let Some(j) = fit_run(&masks, &texts, &all_bits, base.0) {
+                out.push(j);
+                slot_no += n;
+                e += n;
+                continue;
             }
         }
+        let texts: Vec<(u128, &str)> = cut.iter().map(|(w, c)| (*w, c[slot_no])).collect();
+        slot_no += 1;
+        e += 1;
+        let key = (slots[si].mask, base.0, all_bits.clone(), texts);
+        let slot = match cache.get(&key) {
+            Some(slot) => slot.clone(),
+            None => {
+                let slot = fit_slot(key.0, &key.3, &all_bits, base.0);
+                cache.insert(key, slot.clone());
+                slot
+            }
+        };
+        out.push(slot);
     }
     let mut p = Printer {
         slots: out,
@@ -508,6 +532,7 @@ fn push_fixed(out: &mut Vec<Slot>, t: &str) {
         texts: vec![(Key(0), t.to_string())],
         number: None,
         otherwise: None,
+        joined: None,
     });
 }
 
@@ -1349,9 +1374,335 @@ fn cut_sample<'t>(cutter: &Cutter, text: &'t str) -> Option<Vec<&'t str>> {
     Some(out)
 }
 
+/// Learns one slot's text function from (word, text) pairs: the plain fit ([`fit_plain`]),
+/// or parts joined by a separator ([`fit_joined`]) when that predicts more of every other
+/// answer from the rest.
+fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
+    let (train, test) = halves(texts);
+    if let Some(joined_half) = fit_joined(mask, &train, groups, base)
+        && predicted(&joined_half, &test) > predicted(&fit_plain(mask, &train, groups, base), &test)
+        && let Some(joined) = fit_joined(mask, texts, groups, base)
+    {
+        return joined;
+    }
+    fit_plain(mask, texts, groups, base)
+}
+
+/// Runs of two or more slots side by side in the skeleton (no fixed text between): the
+/// skeleton index of each run's first slot -> the run's length.
+fn slot_runs(skel: &[Elem]) -> HashMap<usize, usize> {
+    let mut runs = HashMap::default();
+    let mut e = 0;
+    while e < skel.len() {
+        let n = skel[e..]
+            .iter()
+            .take_while(|x| matches!(x, Elem::Slot(_)))
+            .count();
+        if n >= 2 {
+            runs.insert(e, n);
+        }
+        e += n.max(1);
+    }
+    runs
+}
+
+/// Slots side by side as one joined slot ([`fit_joined`] over their bits and their texts
+/// put together), when that predicts more of every other answer from the rest than the
+/// slots fitted apart: the cut of an answer between two slots is unsure where one of them
+/// prints nothing (SM120 LDCU `c[0x1c][UR5+0x10]`, `c[0x1c][0x10]` at URZ). `texts[i]` are
+/// the answers' texts of slot `i` of the run, each over the same words.
+fn fit_run(
+    masks: &[u128],
+    texts: &[Vec<(u128, &str)>],
+    groups: &[u128],
+    base: u128,
+) -> Option<Slot> {
+    let mask = masks.iter().fold(0, |m, x| m | x);
+    let joint: Vec<(u128, String)> = (0..texts.first()?.len())
+        .map(|k| {
+            (
+                texts[0][k].0,
+                texts.iter().map(|t| t[k].1).collect::<String>(),
+            )
+        })
+        .collect();
+    let joint: Vec<(u128, &str)> = joint.iter().map(|(w, t)| (*w, t.as_str())).collect();
+    let (train, test) = halves(&joint);
+    let joined_half = fit_joined(mask, &train, groups, base)?;
+    let apart: Vec<Slot> = masks
+        .iter()
+        .zip(texts)
+        .map(|(&m, t)| fit_slot(m, &halves(t).0, groups, base))
+        .collect();
+    let apart_right = test
+        .iter()
+        .filter(|(w, t)| {
+            let mut out = String::new();
+            for s in &apart {
+                s.print_into(*w, &mut out);
+            }
+            out == *t
+        })
+        .count();
+    let right = predicted(&joined_half, &test);
+    if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
+        eprintln!(
+            "  run {mask:x}: joined {right} apart {apart_right} of {}: {}",
+            test.len(),
+            joined_half.describe()
+        );
+    }
+    if right > apart_right {
+        fit_joined(mask, &joint, groups, base)
+    } else {
+        None
+    }
+}
+
+/// (word, text) answers of one slot.
+type Texts<'a> = Vec<(u128, &'a str)>;
+
+/// The answers at even and at odd positions.
+fn halves<'a>(texts: &[(u128, &'a str)]) -> (Texts<'a>, Texts<'a>) {
+    let (a, b): (Vec<_>, Vec<_>) = texts.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    (
+        a.into_iter().map(|(_, x)| *x).collect(),
+        b.into_iter().map(|(_, x)| *x).collect(),
+    )
+}
+
+/// Most parts [`fit_joined`] cuts a slot's text into.
+const MAX_JOINED_PARTS: usize = 4;
+
+/// A slot's texts as parts joined by a separator, each part a plain slot over one group of
+/// the slot (with the context [`fit_plain`] finds), left out when it prints nothing: SM103
+/// STS prints bits 24-31 and 40-63 as `R1+0x10`, `0x10` at RZ, `R1` at offset 0. The
+/// separator is learned: a punctuation character in at least a tenth of the texts. Parts
+/// are placed by the texts that hold the most pieces; a text with fewer pieces is matched to
+/// the parts whose texts it shows, the others printing nothing there. `None` when no
+/// separator cuts the texts into 2 to [`MAX_JOINED_PARTS`] pieces over as many groups.
+fn fit_joined(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Option<Slot> {
+    let mut cands: Vec<u128> = groups
+        .iter()
+        .map(|g| g & mask)
+        .filter(|&g| g != 0)
+        .collect();
+    cands.sort_unstable();
+    cands.dedup();
+    if cands.len() < 2 || texts.len() < 16 {
+        return None;
+    }
+    for sep in separators(texts) {
+        if let Some(j) = join_with(&sep, &cands, texts, groups, base) {
+            return Some(Slot {
+                mask,
+                texts: Vec::new(),
+                number: None,
+                otherwise: None,
+                joined: Some(Box::new(j)),
+            });
+        }
+    }
+    None
+}
+
+/// Punctuation characters (not `.`, `-`, `_`) found in at least a tenth of the texts, the
+/// most frequent first.
+fn separators(texts: &[(u128, &str)]) -> Vec<String> {
+    let mut count: HashMap<char, usize> = HashMap::default();
+    for (_, t) in texts {
+        let seen: HashSet<char> = t
+            .chars()
+            .filter(|c| c.is_ascii_punctuation() && !matches!(c, '.' | '-' | '_'))
+            .collect();
+        for c in seen {
+            *count.entry(c).or_default() += 1;
+        }
+    }
+    let mut seps: Vec<(usize, char)> = count
+        .into_iter()
+        .filter(|&(_, n)| n * 10 >= texts.len())
+        .map(|(c, n)| (n, c))
+        .collect();
+    seps.sort_unstable_by(|a, b| b.cmp(a));
+    seps.into_iter()
+        .take(2)
+        .map(|(_, c)| c.to_string())
+        .collect()
+}
+
+/// [`fit_joined`] with one separator.
+fn join_with(
+    sep: &str,
+    cands: &[u128],
+    texts: &[(u128, &str)],
+    groups: &[u128],
+    base: u128,
+) -> Option<Joined> {
+    // A text cut into an empty piece (`|R1|` by `|`) is not of parts joined by `sep`; a
+    // few such are kept out (an answer the slot cut took too much or too little of).
+    let (cut, odd): (Vec<(u128, Vec<&str>)>, Vec<_>) = texts
+        .iter()
+        .map(|(w, t)| {
+            let p: Vec<&str> = t.split(sep).collect();
+            (*w, if t.is_empty() { Vec::new() } else { p })
+        })
+        .partition(|(_, p)| p.iter().all(|x| !x.is_empty()));
+    if odd.len() * 50 > texts.len() {
+        return None;
+    }
+    let n = cut.iter().map(|(_, p)| p.len()).max()?;
+    if n < 2 || n > cands.len().min(MAX_JOINED_PARTS) {
+        return None;
+    }
+    let full: Vec<&(u128, Vec<&str>)> = cut.iter().filter(|(_, p)| p.len() == n).collect();
+    if full.len() < 8 {
+        return None;
+    }
+    // Each part's group: the one whose plain fit on half the full texts predicts the most
+    // of the other half.
+    let mut primary = Vec::with_capacity(n);
+    let mut parts = Vec::with_capacity(n);
+    for i in 0..n {
+        let piece: Vec<(u128, &str)> = full.iter().map(|(w, p)| (*w, p[i])).collect();
+        let (train, test) = halves(&piece);
+        let best = cands
+            .iter()
+            .filter(|g| !primary.contains(*g))
+            .map(|&g| (predicted(&fit_plain(g, &train, groups, base), &test), g))
+            .max_by_key(|&(r, g)| (r, std::cmp::Reverse(g)))?;
+        primary.push(best.1);
+        parts.push(fit_plain(best.1, &piece, groups, base));
+    }
+    // Every text's pieces placed on the parts they show; the others print nothing.
+    let mut per_part: Vec<Vec<(u128, &str)>> = vec![Vec::new(); n];
+    for (w, p) in &cut {
+        let Some(at) = place_pieces(&parts, *w, p, n) else {
+            continue;
+        };
+        let mut k = 0;
+        for (i, part) in per_part.iter_mut().enumerate() {
+            if at.get(k) == Some(&i) {
+                part.push((*w, p[k]));
+                k += 1;
+            } else {
+                part.push((*w, ""));
+            }
+        }
+    }
+    let parts: Vec<Slot> = primary
+        .iter()
+        .zip(&per_part)
+        .map(|(&g, t)| fit_plain(g, t, groups, base))
+        .collect();
+    let alone = alone_parts(&parts, &primary, &cut, groups, base);
+    let mut j = Joined {
+        sep: sep.to_string(),
+        parts,
+        empty: String::new(),
+        alone,
+    };
+    j.empty = empty_text(&j, texts);
+    Some(j)
+}
+
+/// Per part, a slot for the answers where it is the only part that prints (the others
+/// print nothing there), kept when it predicts more of every other such answer from the
+/// rest than the part itself; empty when no part gains.
+fn alone_parts(
+    parts: &[Slot],
+    primary: &[u128],
+    cut: &[(u128, Vec<&str>)],
+    groups: &[u128],
+    base: u128,
+) -> Vec<Option<Slot>> {
+    let mut texts: Vec<Vec<(u128, &str)>> = vec![Vec::new(); parts.len()];
+    for (w, p) in cut.iter().filter(|(_, p)| p.len() == 1) {
+        let present: Vec<usize> = (0..parts.len())
+            .filter(|&i| {
+                let mut s = String::new();
+                parts[i].print_into(*w, &mut s);
+                !s.is_empty()
+            })
+            .collect();
+        if let [i] = present[..] {
+            texts[i].push((*w, p[0]));
+        }
+    }
+    let alone: Vec<Option<Slot>> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if t.len() < 8 {
+                return None;
+            }
+            let (train, test) = halves(t);
+            let own = fit_plain(primary[i], &train, groups, base);
+            (predicted(&own, &test) > predicted(&parts[i], &test))
+                .then(|| fit_plain(primary[i], t, groups, base))
+        })
+        .collect();
+    if alone.iter().all(Option::is_none) {
+        Vec::new()
+    } else {
+        alone
+    }
+}
+
+/// How many of `texts` the slot prints right.
+fn predicted(slot: &Slot, texts: &[(u128, &str)]) -> usize {
+    let mut out = String::new();
+    texts
+        .iter()
+        .filter(|(w, t)| {
+            out.clear();
+            slot.print_into(*w, &mut out);
+            out == *t
+        })
+        .count()
+}
+
+/// The parts (indices, in order) that print a text's pieces: all `n` for a full text, else
+/// the first choice of parts whose texts equal the pieces; `None` when none does.
+fn place_pieces(parts: &[Slot], w: u128, pieces: &[&str], n: usize) -> Option<Vec<usize>> {
+    let m = pieces.len();
+    if m == n {
+        return Some((0..n).collect());
+    }
+    let texts: Vec<String> = parts
+        .iter()
+        .map(|p| {
+            let mut s = String::new();
+            p.print_into(w, &mut s);
+            s
+        })
+        .collect();
+    (0u32..1 << n)
+        .filter(|c| c.count_ones() as usize == m)
+        .map(|c| (0..n).filter(|i| c >> i & 1 == 1).collect::<Vec<usize>>())
+        .find(|at| at.iter().zip(pieces).all(|(&i, p)| texts[i] == *p))
+}
+
+/// What a joined slot prints when every part prints nothing: the most common such text.
+fn empty_text(j: &Joined, texts: &[(u128, &str)]) -> String {
+    let mut count: HashMap<&str, usize> = HashMap::default();
+    for (w, t) in texts {
+        let mut s = String::new();
+        j.print_into(*w, &mut s);
+        if s.is_empty() {
+            *count.entry(t).or_default() += 1;
+        }
+    }
+    count
+        .into_iter()
+        .max_by_key(|&(t, c)| (c, std::cmp::Reverse(t)))
+        .map(|(t, _)| t.to_string())
+        .unwrap_or_default()
+}
+
 /// Learns one slot's text function from (word, text) pairs: a value table, context bits
 /// where one value prints two ways, a number rule, and a default.
-fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
+fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
     let mut mask = mask;
     let n = texts.len();
     let ids = interned(texts);
@@ -1392,7 +1743,7 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
             .unwrap_or("");
         table.insert(*k, t);
     }
-    let number = fit_number(mask, &table, groups);
+    let number = fit_number(mask, &table, groups, base);
     let base_key = pext(base, mask);
     let mut counts: HashMap<&str, usize> = HashMap::default();
     for (k, t) in &table {
@@ -1410,7 +1761,7 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
         .filter(|(k, t)| {
             let Some(n) = &number else { return true };
             let mut s = String::new();
-            let w = deposit(**k, mask);
+            let w = deposit(**k, mask) | base & !mask;
             !(n.print_into(w, mask, &mut s) && s == **t)
         })
         .map(|(k, t)| (Key(*k), t.to_string()))
@@ -1420,6 +1771,7 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
         texts,
         number,
         otherwise,
+        joined: None,
     }
 }
 
@@ -1642,8 +1994,21 @@ impl<'a> LooClasses<'a> {
 
 /// A number rule for the slot's value table, when one explains most keys: the number is
 /// the packed bits of the whole slot or of one group inside it.
-fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Option<NumberRule> {
+fn fit_number(
+    mask: u128,
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+    base: u128,
+) -> Option<NumberRule> {
     let mut cands: Vec<u128> = vec![mask];
+    // The slot with the bits no field holds between its own (fixed bits, at the base word's
+    // values): a number the table cut around a bit it wrote fixed (SM100 STTM bits 40-42,
+    // 44-63, 72-79 with bit 43 fixed at 1: `tmem[UR0+0x8]` at value 0, the number is bits
+    // 40-63 and 72-79).
+    let gaps = bit_hull(mask) & !mask & !groups.iter().fold(0, |m, g| m | g);
+    if gaps != 0 {
+        cands.push(mask | gaps);
+    }
     cands.extend(
         groups
             .iter()
@@ -1663,7 +2028,7 @@ fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Opti
     // Each value's word and the number its text holds, worked out once.
     let entries: Vec<(u128, Option<ParsedNumber>)> = table
         .iter()
-        .map(|(&k, t)| (deposit(k, mask), parse_number(t)))
+        .map(|(&k, t)| (deposit(k, mask) | base & gaps, parse_number(t)))
         .collect();
     let mut best: Option<(usize, NumberRule)> = None;
     for num in cands {
@@ -1692,6 +2057,16 @@ fn fit_number(mask: u128, table: &BTreeMap<u128, &str>, groups: &[u128]) -> Opti
     }
     let (hits, rule) = best?;
     (hits >= 4 && hits * 10 >= table.len() * 6).then_some(rule)
+}
+
+/// The bits from `mask`'s lowest to its highest, all set (0 for an empty mask).
+fn bit_hull(mask: u128) -> u128 {
+    if mask == 0 {
+        return 0;
+    }
+    let lo = mask.trailing_zeros();
+    let hi = 127 - mask.leading_zeros();
+    (u128::MAX >> (127 - hi)) >> lo << lo
 }
 
 /// Fewest low bits of a slot [`fit_number`] tries as a number on their own.
@@ -1787,6 +2162,69 @@ fn try_rule<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// nvdisasm's memory operand of SM80 LDS (register bits 24-31, a 24-bit offset in bits
+    /// 40-63): `R5+0x10`, `R5+-0x10`; the register left out at RZ, the offset at 0; a lone
+    /// offset unsigned (`0xfffff0`); `RZ` when both are left out (nvdisasm 13.5.37).
+    fn lds_address(w: u128) -> String {
+        let (r, off) = ((w >> 24) & 0xff, ((w >> 40) & 0xff_ffff) as i64);
+        let signed = if off >> 23 == 1 { off - (1 << 24) } else { off };
+        let num = |v: i64| {
+            if v < 0 {
+                format!("-{:#x}", -v)
+            } else {
+                format!("{v:#x}")
+            }
+        };
+        match (r, off) {
+            (0xff, 0) => "RZ".to_string(),
+            (0xff, _) => format!("{off:#x}"),
+            (_, 0) => format!("R{r}"),
+            _ => format!("R{r}+{}", num(signed)),
+        }
+    }
+
+    #[test]
+    fn a_memory_operand_is_learned_as_parts_joined_by_plus() {
+        let mut rng = crate::codec::SplitMix64(7);
+        let words: Vec<u128> = (0..600)
+            .map(|i| {
+                let r = match i % 5 {
+                    0 => 0xff,
+                    _ => rng.next_u64() as u128 & 0xff,
+                };
+                let off = match i % 7 {
+                    0 => 0,
+                    _ => rng.next_u64() as u128 & 0xff_ffff,
+                };
+                r << 24 | off << 40
+            })
+            .collect();
+        let texts: Vec<String> = words.iter().map(|&w| lds_address(w)).collect();
+        let samples: Vec<(u128, &str)> = words
+            .iter()
+            .zip(&texts)
+            .map(|(w, t)| (*w, t.as_str()))
+            .collect();
+        let groups = [0xff << 24, 0xff_ffff << 40];
+        let slot = fit_slot(0xff << 24 | 0xff_ffff << 40, &samples, &groups, 0);
+        let j = slot.joined.as_ref().expect("joined by `+`");
+        assert_eq!(j.sep, "+");
+        assert_eq!(j.empty, "RZ");
+        // Words none of the samples had.
+        for (r, off) in [
+            (3u128, 0x123456u128),
+            (0xff, 0xfffff0),
+            (77, 0),
+            (0xff, 0),
+            (9, 0x800000),
+        ] {
+            let w = r << 24 | off << 40;
+            let mut out = String::new();
+            slot.print_into(w, &mut out);
+            assert_eq!(out, lds_address(w), "word {w:#x}");
+        }
+    }
 
     #[test]
     fn split_groups_parts_a_field_drawn_over_others() {
@@ -2172,6 +2610,7 @@ mod tests {
                 .collect(),
             number: None,
             otherwise: None,
+            joined: None,
         };
         let leaf = |s: Slot| Printer {
             slots: vec![s],

@@ -52,6 +52,59 @@ pub struct Slot {
     /// other than the base's (a slot that prints when any of its bits is set).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub otherwise: Option<String>,
+    /// The slot as parts joined by a separator, each part omitted when it prints nothing
+    /// (with it, `texts`, `number` and `otherwise` are unused): a memory operand whose
+    /// register, uniform register and offset nvdisasm leaves out at RZ, URZ and 0 (SM103
+    /// STS `[R1+0x10]`, `[0x10]` for RZ, `[R1]` for offset 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joined: Option<Box<Joined>>,
+}
+
+/// Parts of a slot printed in order, the non-empty ones joined by `sep` (`+`); `empty` when
+/// every part prints nothing (`RZ` for `[RZ]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Joined {
+    /// Printed between two non-empty parts.
+    pub sep: String,
+    /// The parts in print order, each a slot over some of the slot's bits.
+    pub parts: Vec<Slot>,
+    /// Printed when no part prints anything.
+    pub empty: String,
+    /// Per part, how it prints when it is the only part that prints (`None`: as in `parts`):
+    /// SM80 LDS prints bits 40-63 signed after a register (`[R1+-0x10]`) and unsigned alone
+    /// (`[0xfffff0]` where the register is RZ). Empty when no part prints otherwise alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alone: Vec<Option<Slot>>,
+}
+
+impl Joined {
+    /// Prints the non-empty parts joined by `sep`, or `empty`.
+    pub fn print_into(&self, word: u128, out: &mut String) {
+        let start = out.len();
+        let mut present = (0, 0);
+        for (i, p) in self.parts.iter().enumerate() {
+            let before = out.len();
+            if before > start {
+                out.push_str(&self.sep);
+            }
+            let at = out.len();
+            p.print_into(word, out);
+            if out.len() == at {
+                out.truncate(before);
+            } else {
+                present = (present.0 + 1, i);
+            }
+        }
+        if present.0 == 1
+            && let Some(Some(alone)) = self.alone.get(present.1)
+        {
+            out.truncate(start);
+            alone.print_into(word, out);
+        }
+        if out.len() == start {
+            out.push_str(&self.empty);
+        }
+    }
 }
 
 /// A packed key of up to 128 bits, written as lowercase hex in JSON.
@@ -155,7 +208,12 @@ impl Printer {
 }
 
 impl Slot {
-    fn print_into(&self, word: u128, out: &mut String) {
+    /// Appends the slot's text for `word`.
+    pub fn print_into(&self, word: u128, out: &mut String) {
+        if let Some(j) = &self.joined {
+            j.print_into(word, out);
+            return;
+        }
         let key = pext(word, self.mask);
         if let Ok(i) = self.texts.binary_search_by_key(&Key(key), |(k, _)| *k) {
             out.push_str(&self.texts[i].1);
@@ -382,6 +440,25 @@ impl Slot {
         }
         if let Some(t) = &self.otherwise {
             parts.push(format!("otherwise {t:?}"));
+        }
+        if let Some(j) = &self.joined {
+            let mut each: Vec<String> = j
+                .parts
+                .iter()
+                .map(|p| format!("({})", p.describe()))
+                .collect();
+            for (i, a) in j.alone.iter().enumerate() {
+                if let Some(a) = a {
+                    each.push(format!("part {} alone: ({})", i + 1, a.describe()));
+                }
+            }
+            return format!(
+                "bits {}: parts joined by {:?} (a part that prints nothing is left out, all empty {:?}): {}",
+                bit_ranges(self.mask),
+                j.sep,
+                j.empty,
+                each.join(" ")
+            );
         }
         format!("bits {}: {}", bit_ranges(self.mask), parts.join(", "))
     }
