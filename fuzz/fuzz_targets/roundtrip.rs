@@ -21,11 +21,21 @@
 //! the word is decoded once for the coverage and the round trip; and ASan's fake stack
 //! (use-after-return checks, which safe Rust cannot need) is off by default, since it costs
 //! an allocation per call in libFuzzer's own per-feature callback.
+//!
+//! The library is linked as `sass_conform_plain` (fuzz/plain): the same source, compiled
+//! without sanitizer-coverage instrumentation by scripts/rustc-wrapper, which
+//! .cargo/config.toml names as cargo's workspace wrapper (so plain `cargo fuzz run roundtrip`
+//! gets it), AddressSanitizer kept.
+//! libFuzzer sees this file's code and the table features, not the codec's branches and
+//! comparisons: per run it no longer pays for thousands of code counters and traced
+//! comparisons (most of each run, issue 23), and the table features, which found what the
+//! code coverage found and more, guide it. The whole run is one call,
+//! `run_fuzz_input` (not generic, so none of it is compiled, and instrumented, here).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sass_conform::codec::coverage::CoverageMap;
-use sass_conform::codec::{Codec, FuzzCase, run_case_observed};
+use sass_conform_plain::codec::coverage::CoverageMap;
+use sass_conform_plain::codec::{Codec, run_fuzz_input};
 use std::sync::OnceLock;
 
 /// Extra counters. libFuzzer scans and clears every one of them on every run, and reads a
@@ -47,7 +57,7 @@ static mut TABLE_COUNTERS: [u8; COUNTERS] = [0; COUNTERS];
 
 fn codec() -> &'static Codec {
     static C: OnceLock<Codec> = OnceLock::new();
-    C.get_or_init(|| Codec::new(sass_conform::spec::bundled_tables().unwrap()).unwrap())
+    C.get_or_init(|| Codec::new(sass_conform_plain::spec::bundled_tables().unwrap()).unwrap())
 }
 
 /// The feature numbering, unless `SASS_TABLE_COVERAGE=0`.
@@ -89,17 +99,8 @@ pub extern "C" fn __asan_default_options() -> *const std::ffi::c_char {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let c = codec();
-    let Some(case) = FuzzCase::from_bytes(c, data) else {
-        return;
-    };
-    let map = table_map();
-    let observed = run_case_observed(c, &case, |id, values| {
-        if let Some(map) = map {
-            map.for_each_feature(id, values, bump);
-        }
-    });
-    if let Err(e) = observed {
+    let mut hit = bump;
+    if let Some((case, Err(e))) = run_fuzz_input(codec(), table_map(), data, &mut hit) {
         panic!("round trip broken: {e}\ncase: {case:?}");
     }
 });

@@ -133,6 +133,35 @@ pub fn run_case_observed(
     Ok((a, b))
 }
 
+/// What [`run_case`] gives: the two round trips, or how one broke.
+pub type CaseResult = Result<(RoundTrip, RoundTrip), RoundTripError>;
+
+/// One run of the `roundtrip` fuzz target on its input bytes: reads the case
+/// ([`FuzzCase::from_bytes`]; `None` when the bytes are too short), runs both properties
+/// ([`run_case_observed`]) and, given a coverage map, calls `hit` with every table feature of
+/// the decoded word and of the case's variant and values
+/// ([`super::coverage::CoverageMap::for_each_feature`]).
+///
+/// Not generic, and kept out of line, so that all of it is compiled in this crate: the fuzz
+/// target builds this crate without sanitizer-coverage instrumentation (fuzz/README.md,
+/// issue 23), and only the target's own small feature callback, `hit`, is instrumented. A
+/// generic function would be compiled, and instrumented, in the fuzz target's crate.
+#[inline(never)]
+pub fn run_fuzz_input(
+    codec: &Codec,
+    map: Option<&super::coverage::CoverageMap>,
+    data: &[u8],
+    hit: &mut dyn FnMut(usize),
+) -> Option<(FuzzCase, CaseResult)> {
+    let case = FuzzCase::from_bytes(codec, data)?;
+    let result = run_case_observed(codec, &case, |id, values| {
+        if let Some(map) = map {
+            map.for_each_feature(id, values, &mut *hit);
+        }
+    });
+    Some((case, result))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ mod sweep;
 mod word;
 
 pub use check::Verdict;
-pub use fuzz::{FuzzCase, run_case, run_case_observed};
+pub use fuzz::{FuzzCase, run_case, run_case_observed, run_fuzz_input};
 pub use roundtrip::{
     RoundTrip, RoundTripError, decoded_roundtrip, values_roundtrip, word_roundtrip,
 };
