@@ -2593,6 +2593,22 @@ mod tests {
 
     /// A made-up instruction: bits 16-23 a register (255 = RZ), bits 24-31 a signed offset
     /// printed `+0x..` inside the brackets and left out at 0, bit 40 a `.X` modifier.
+    /// The printer learned from `words`, each answered with `print(word)`.
+    fn learned_from(
+        fixed: u128,
+        groups: &[u128],
+        words: &[u128],
+        print: impl Fn(u128) -> String,
+    ) -> Printer {
+        let texts: Vec<String> = words.iter().map(|&w| print(w)).collect();
+        let samples: Vec<Sample> = words
+            .iter()
+            .zip(&texts)
+            .map(|(w, t)| (*w, t.as_str()))
+            .collect();
+        learn(fixed, groups, &samples).expect("samples")
+    }
+
     fn toy(w: u128) -> String {
         let r = (w >> 16 & 0xff) as u8;
         let o = (w >> 24 & 0xff) as u8 as i8;
@@ -2627,13 +2643,7 @@ mod tests {
         {
             words.push(w.0 << 16 | w.1 << 24 | (i as u128 & 1) << 40);
         }
-        let texts: Vec<String> = words.iter().map(|&w| toy(w)).collect();
-        let samples: Vec<Sample> = words
-            .iter()
-            .zip(&texts)
-            .map(|(w, t)| (*w, t.as_str()))
-            .collect();
-        let p = learn(fixed, &groups, &samples).expect("samples");
+        let p = learned_from(fixed, &groups, &words, toy);
         assert_eq!(p.learned_permille, 1000);
         for w in [
             77u128 << 16 | 0x33 << 24,
@@ -2674,13 +2684,7 @@ mod tests {
             let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
             words.push(r & !fixed);
         }
-        let texts: Vec<String> = words.iter().map(|&w| spaced(w)).collect();
-        let samples: Vec<Sample> = words
-            .iter()
-            .zip(&texts)
-            .map(|(w, t)| (*w, t.as_str()))
-            .collect();
-        let p = learn(fixed, &groups, &samples).expect("samples");
+        let p = learned_from(fixed, &groups, &words, spaced);
         // Words no sample had: every guard, suffix and space combination.
         for w in [
             0x3u128 << 12 | 39 << 24 | 1 << 76 | 5 << 105,
@@ -2757,13 +2761,7 @@ mod tests {
         let mut words: Vec<u128> = vec![0, 1 << 12, 2 << 12, 4 << 12, 8 << 12, 1 << 16];
         words.extend((0..16u128).map(|g| centre & !guard | g << 12));
         words.extend((0..255u128).map(|r| r << 16));
-        let texts: Vec<String> = words.iter().map(|&w| print(w)).collect();
-        let samples: Vec<Sample> = words
-            .iter()
-            .zip(&texts)
-            .map(|(w, t)| (*w, t.as_str()))
-            .collect();
-        let p = learn(fixed, &[guard, reg], &samples).expect("samples");
+        let p = learned_from(fixed, &[guard, reg], &words, print);
         assert_eq!(p.print(7 << 12 | 200 << 16), "OP R200 ;");
         assert_eq!(p.print(11 << 12 | 3 << 16), "@!P3 OP R3 ;");
     }

@@ -303,36 +303,38 @@ impl NumberRule {
         }
     }
 
-    fn print_float(&self, word: u128, slot_mask: u128, out: &mut String) -> bool {
+    fn print_float<'a>(&'a self, word: u128, slot_mask: u128, out: &mut String) -> bool {
         let Some(x) = self.float_value(word) else {
             return false;
         };
         let other = Key(pext(word, slot_mask & !self.mask));
         let neg = x.is_sign_negative();
-        let find = |list: &'_ [(Key, bool, String, String)]| {
+        let find = |list: &'a [(Key, bool, String, String)]| {
             list.iter()
                 .find(|(k, s, _, _)| *k == other && *s == neg)
-                .map(|(_, _, pre, suf)| (pre.clone(), suf.clone()))
+                .map(|(_, _, pre, suf)| (pre.as_str(), suf.as_str()))
         };
         if let Some(name) = self.special(word) {
             // A name's own affixes when learned; else the number's, with the space nvdisasm
             // writes after a name (`+QNAN , P5`).
-            let Some((pre, suf)) = find(&self.special_affixes)
-                .or_else(|| find(&self.affixes).map(|(p, s)| (p, format!(" {s}"))))
-            else {
-                return false;
+            let (pre, space, suf) = match find(&self.special_affixes) {
+                Some((pre, suf)) => (pre, "", suf),
+                None => match find(&self.affixes) {
+                    Some((pre, suf)) => (pre, " ", suf),
+                    None => return false,
+                },
             };
-            out.push_str(&pre);
-            out.push_str(name);
-            out.push_str(&suf);
+            for part in [pre, name, space, suf] {
+                out.push_str(part);
+            }
             return true;
         }
         let Some((pre, suf)) = find(&self.affixes) else {
             return false;
         };
-        out.push_str(&pre);
+        out.push_str(pre);
         out.push_str(&format_float(x));
-        out.push_str(&suf);
+        out.push_str(suf);
         true
     }
 
