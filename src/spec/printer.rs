@@ -179,6 +179,35 @@ pub struct NumberRule {
     /// a space where a number has none (`+QNAN , !P0` but `0.5, !P0`; SM80 FSETP).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub special_affixes: Vec<(Key, bool, String, String)>,
+    /// Bits of the slot that neither the number reads nor its affixes depend on: the half of a
+    /// 32-bit immediate that a 16-bit float source leaves unread (SM90 F2I `.F16`, bits 48-63).
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero_u128",
+        serialize_with = "hex_ser",
+        deserialize_with = "hex_de"
+    )]
+    pub unread: u128,
+    /// With `float`: the bits of the slot (outside every reading's number) that pick another
+    /// reading of the float, and for each value of them (packed) that reading, with its own
+    /// bits, kind and affixes; values not listed use this rule. nvdisasm reads an immediate by
+    /// the instruction's source type: SM90 F2I's bits 32-63 as a 32-bit float, but with
+    /// `.F16` only bits 32-47 as a half (`42.53125` for `0x5151`); SM100 HFMA2's 16 bits as a
+    /// half, but with `.BF16_V2` as a bfloat16 (a 32-bit float's top bits).
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero_u128",
+        serialize_with = "hex_ser",
+        deserialize_with = "hex_de"
+    )]
+    pub alt_context: u128,
+    /// With `alt_context`: (its bits' value, the reading used there).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alts: Vec<(Key, NumberRule)>,
+}
+
+fn is_zero_u128(v: &u128) -> bool {
+    *v == 0
 }
 
 /// Packs the bits of `word` selected by `mask`, lowest first.
@@ -269,7 +298,7 @@ impl NumberRule {
             return self.print_float(word, slot_mask, out);
         }
         let n = self.value(word);
-        let other = Key(pext(word, slot_mask & !self.mask));
+        let other = Key(pext(word, slot_mask & !self.mask & !self.unread));
         let neg = n < 0;
         let Some((_, _, pre, suf)) = self
             .affixes
@@ -304,10 +333,16 @@ impl NumberRule {
     }
 
     fn print_float<'a>(&'a self, word: u128, slot_mask: u128, out: &mut String) -> bool {
+        if self.alt_context != 0 {
+            let k = Key(pext(word, self.alt_context));
+            if let Some((_, alt)) = self.alts.iter().find(|(a, _)| *a == k) {
+                return alt.print_float(word, slot_mask, out);
+            }
+        }
         let Some(x) = self.float_value(word) else {
             return false;
         };
-        let other = Key(pext(word, slot_mask & !self.mask));
+        let other = Key(pext(word, slot_mask & !self.mask & !self.unread));
         let neg = x.is_sign_negative();
         let find = |list: &'a [(Key, bool, String, String)]| {
             list.iter()
@@ -572,7 +607,7 @@ impl NumberRule {
                 }
             }
         };
-        let other = slot_mask & !self.mask;
+        let other = slot_mask & !self.mask & !self.unread;
         let affixes: Vec<String> = self
             .affixes
             .iter()
@@ -595,8 +630,20 @@ impl NumberRule {
             .iter()
             .map(|(k, n)| format!(", {:#x} named {n:?}", k.0))
             .collect();
+        let alts: String = self
+            .alts
+            .iter()
+            .map(|(k, alt)| {
+                format!(
+                    "; where bits {} = {:#x}: {}",
+                    bit_ranges(self.alt_context),
+                    k.0,
+                    alt.describe(slot_mask)
+                )
+            })
+            .collect();
         format!(
-            "otherwise the number in bits {} ({kind}{names}) as {}",
+            "otherwise the number in bits {} ({kind}{names}) as {}{alts}",
             bit_ranges(self.mask),
             affixes.join(" | ")
         )
