@@ -515,7 +515,8 @@ struct CombosArgs {
     /// Oracle root to write into (MANIFEST.json there is updated).
     #[arg(long, default_value = "oracle")]
     out: PathBuf,
-    /// Which split: `learn` (the model learns from it) or `check` (never learned from).
+    /// Which split: `learn` (the model learns from it), `relearn` (learned from too, drawn from
+    /// the layout a learning ended with) or `check` (never learned from).
     #[arg(long, value_enum)]
     split: Split,
     /// Words per variant.

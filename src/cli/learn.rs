@@ -1,5 +1,6 @@
 //! `sass-conform learn`: one command from any table file or folder to a learned reading and its
-//! check-split figure (record, resolve, forms, learn split, sweeps, resolve, check split, diff).
+//! check-split figure (record, resolve, forms, learn split, sweeps, resolve, relearn split,
+//! resolve, check split, diff).
 
 use super::*;
 
@@ -171,7 +172,22 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         resolve_write(&ws)?;
         oracle::interrupt::check()?;
     }
-    // 4. The check split, never learned from, and the figures.
+    // 4. A second learn split from the layout the learning ended with (fields found since the
+    // first was drawn vary in it, as in the check split), then learn again.
+    if missing(&|t| format!("combos/relearn/{}-{}.tsv", arch_of(t), t.mnemonic)) {
+        step("learn split again from the learned layout (oracle combos --split relearn)");
+        record_combos(&CombosArgs {
+            view: view.clone(),
+            specs: ws.specs.clone(),
+            out: ws.oracle.clone(),
+            split: Split::Relearn,
+            per_variant: (a.per_variant / 2).max(1),
+            nvdisasm: a.nvdisasm.clone(),
+        })?;
+        resolve_write(&ws)?;
+        oracle::interrupt::check()?;
+    }
+    // 5. The check split, never learned from, and the figures.
     if missing(&|t| format!("combos/check/{}-{}.tsv", arch_of(t), t.mnemonic)) {
         step("check split (oracle combos --split check)");
         record_combos(&CombosArgs {

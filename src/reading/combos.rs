@@ -1,7 +1,8 @@
 //! Combination words: the designed nvdisasm experiments the reading is learned from and checked
 //! on. Per variant, words with every bit the variant does not fix drawn at random (scheduling,
-//! reuse and undescribed bits included), in two splits drawn from different seeds: `learn`
-//! (the model may learn from it) and `check` (never learned from; the headline figure).
+//! reuse and undescribed bits included), in splits drawn from different seeds: `learn` (the
+//! model may learn from it), `relearn` (learned from too, drawn from the final reading's
+//! layout) and `check` (never learned from; the headline figure).
 //!
 //! Files: `oracle/combos/<split>/<ARCH>-<MNEMONIC>.tsv` (see [`split_file`]), listed in
 //! oracle/MANIFEST.json like every recording.
@@ -20,15 +21,21 @@ pub const COMBOS_DIR: &str = "combos";
 pub enum Split {
     /// Words the model learns from.
     Learn,
+    /// Words the model learns from, drawn again from the layout the learning ended with: bits
+    /// the first learn split held fixed and the learning found to be fields (SM90 UBLKCP bits
+    /// 77-80, where nvdisasm refuses most values with "Unrecognized operation for functional
+    /// unit 'uC'") vary here as they do in the check split.
+    Relearn,
     /// Words never learned from: the figure that counts.
     Check,
 }
 
 impl Split {
-    /// `learn` or `check`.
+    /// `learn`, `relearn` or `check`.
     pub fn name(self) -> &'static str {
         match self {
             Split::Learn => "learn",
+            Split::Relearn => "relearn",
             Split::Check => "check",
         }
     }
@@ -38,6 +45,7 @@ impl Split {
     pub fn seed(self) -> u64 {
         match self {
             Split::Learn => 0x1ea4_0001,
+            Split::Relearn => 0x2e1e_0003,
             Split::Check => 0xc4ec_0002,
         }
     }
@@ -59,6 +67,7 @@ pub fn split_of(path: &Path) -> Option<Split> {
     let i = comps.iter().position(|c| c == COMBOS_DIR)?;
     match comps.get(i + 1).map(String::as_str) {
         Some("learn") => Some(Split::Learn),
+        Some("relearn") => Some(Split::Relearn),
         Some("check") => Some(Split::Check),
         _ => None,
     }
@@ -138,6 +147,13 @@ mod tests {
         assert!(!is_learnable(Path::new("oracle/arch-infer/SM80.tsv")));
         assert!(is_learnable(Path::new("oracle/sm80/LD.tsv")));
         assert!(is_learnable(Path::new("oracle/combos/learn/SM80-LD.tsv")));
+        assert!(is_learnable(Path::new(
+            "oracle/combos/relearn/SM90-UBLKCP.tsv"
+        )));
+        assert_eq!(
+            figure_of(Path::new("oracle/combos/relearn/SM90-UBLKCP.tsv")),
+            "learned"
+        );
         assert_eq!(
             figure_of(Path::new("oracle/combos/check/SM90-TLD4.tsv")),
             "check SM90 TLD4"
