@@ -63,7 +63,11 @@ pub fn predict(
             let verdict = verdict(codec, model, &d);
             (
                 Some(codec.variant(d.id).key.clone()),
-                (l == Legality::Legal).then(|| r.render(codec, &d)),
+                match l {
+                    Legality::Legal => Some(r.render(codec, &d)),
+                    Legality::Silent => Some(String::new()),
+                    _ => None,
+                },
                 verdict,
                 Some(l),
             )
@@ -358,6 +362,20 @@ impl<'a> Comparer<'a> {
                     v.key.clone(),
                     first_difference(&text, t),
                     Some(text),
+                    ((word ^ v.fixed_value) & !v.fixed_mask).count_ones(),
+                )
+            }
+            // A word nvdisasm prints as nothing: ours is nothing too.
+            (Answer::Text(t), Some(d), Some(Legality::Silent)) => {
+                if t.is_empty() {
+                    return Outcome::Matched;
+                }
+                let v = self.codec.variant(d.id);
+                (
+                    "text",
+                    v.key.clone(),
+                    "silent".into(),
+                    Some(String::new()),
                     ((word ^ v.fixed_value) & !v.fixed_mask).count_ones(),
                 )
             }

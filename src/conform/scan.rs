@@ -679,8 +679,11 @@ fn codec_claim(
             matched: true,
             bits: Vec::new(),
             verdict: super::verdict(codec, model, &d),
-            ours: (super::legality(codec, model, &d) == Legality::Legal)
-                .then(|| r.render(codec, &d)),
+            ours: match super::legality(codec, model, &d) {
+                Legality::Legal => Some(r.render(codec, &d)),
+                Legality::Silent => Some(String::new()),
+                _ => None,
+            },
         }),
         None => match codec.check(arch, word) {
             Verdict::ReservedBit { key, bits } => {

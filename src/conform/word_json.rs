@@ -51,10 +51,11 @@ pub struct WordJson {
     pub note: String,
 }
 
-/// The name of a legality (`legal`, `other-mnemonic`, `undefined`, `unrecognized`).
+/// The name of a legality (`legal`, `silent`, `other-mnemonic`, `undefined`, `unrecognized`).
 pub fn legality_name(l: &Legality) -> &'static str {
     match l {
         Legality::Legal => "legal",
+        Legality::Silent => "silent",
         Legality::OtherMnemonic { .. } => "other-mnemonic",
         Legality::Undefined { .. } => "undefined",
         Legality::Unrecognized { .. } => "unrecognized",
@@ -152,6 +153,7 @@ pub fn explain(p: &Prediction) -> String {
         Some(Legality::Unrecognized { reason }) => s.push_str(&format!(
             "; nvdisasm refuses it (learned reading): {reason}"
         )),
+        Some(Legality::Silent) => s.push_str("; nvdisasm prints nothing for it (learned reading)"),
         Some(Legality::Legal) | None => {}
     }
     s

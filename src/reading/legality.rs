@@ -21,6 +21,10 @@ use std::collections::{BTreeMap, BTreeSet};
 pub enum Legality {
     /// Accepted and printed with the variant's mnemonic.
     Legal,
+    /// Accepted, and printed as nothing: nvdisasm writes an empty line for the word (SM90
+    /// HMNMX2 and SM100 MOVM words with some modifier values; learned, like every class, from
+    /// the recognizer's answers).
+    Silent,
     /// Accepted, but printed as another instruction (`LDG` for an `LD` table): not the
     /// table's word.
     OtherMnemonic {
@@ -44,7 +48,10 @@ pub enum Legality {
 impl Legality {
     /// Whether nvdisasm prints the word (with any mnemonic).
     pub fn is_legal(&self) -> bool {
-        matches!(self, Legality::Legal | Legality::OtherMnemonic { .. })
+        matches!(
+            self,
+            Legality::Legal | Legality::Silent | Legality::OtherMnemonic { .. }
+        )
     }
 }
 
@@ -340,6 +347,23 @@ mod tests {
         );
         assert_eq!(opclass_mnemonic("ldg_uniform__Ra32"), "LDG");
         assert_eq!(opclass_mnemonic("tld4_scr_"), "TLD4");
+    }
+
+    #[test]
+    fn an_empty_answer_is_its_own_class_and_silent_is_legal() {
+        // nvdisasm 13.5.37 prints an empty line for some SM100 MOVM words: a class of its own
+        // (mnemonic ""), read as Legality::Silent, which is legal and prints nothing.
+        let empty = Answer::Text(String::new());
+        let movm = Answer::Text("@P0 MOVM.16.MT88 R0, R1 ;".into());
+        assert_eq!(class_of(&empty), Class::Mnemonic(String::new()));
+        assert_eq!(class_of(&movm), Class::Mnemonic("MOVM".into()));
+        let answers: Vec<(u128, &Answer)> = (0..8u128)
+            .map(|v| (v << 76, if v >= 6 { &empty } else { &movm }))
+            .collect();
+        let r = learn_recognizer(&answers).expect("answers");
+        assert_eq!(r.classify(7 << 76), &Class::Mnemonic(String::new()));
+        assert_eq!(r.classify(1 << 76), &Class::Mnemonic("MOVM".into()));
+        assert!(Legality::Silent.is_legal());
     }
 
     #[test]

@@ -182,7 +182,8 @@ impl Model {
         }
         let ours = codec.table(d.id).mnemonic.as_str();
         match class {
-            Some(Class::Mnemonic(m)) if m != ours && !m.is_empty() => Legality::OtherMnemonic {
+            Some(Class::Mnemonic(m)) if m.is_empty() => Legality::Silent,
+            Some(Class::Mnemonic(m)) if m != ours => Legality::OtherMnemonic {
                 mnemonic: m.clone(),
             },
             _ => Legality::Legal,
