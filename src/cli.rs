@@ -84,7 +84,8 @@ enum Cmd {
     /// learned reading, diffed; disagreements minimised and grouped by root cause.
     Campaign(CampaignArgs),
     /// Learn the reading of any tables in one command: sweeps, form bits, the learn split,
-    /// sweeps around forms, learning, the check split, then the check-split figure per table
+    /// sweeps around forms, learning, a second learn split from the learned layout, learning
+    /// again, the check split, then the check-split figure per table
     /// and what nvdisasm proves. Resumable: recorded answers stay; a second run adds what is
     /// missing. Tables outside specs/ get a workspace beside them (`<path>.learn`).
     Learn(learn::LearnArgs),
