@@ -116,6 +116,17 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         resolved: ws.resolved.clone(),
         as_written: false,
     };
+    // One split of combination words (`oracle combos`), `per_variant` words per variant.
+    let combos = |split: Split, per_variant: usize| {
+        record_combos(&CombosArgs {
+            view: view.clone(),
+            specs: ws.specs.clone(),
+            out: ws.oracle.clone(),
+            split,
+            per_variant,
+            nvdisasm: a.nvdisasm.clone(),
+        })
+    };
     // 1. Sweeps of every variant (fixed word, every field value, every fixed bit flipped).
     if missing(&|t| format!("{}/{}.tsv", arch_of(t).to_lowercase(), t.mnemonic)) {
         step("sweeps (oracle record)");
@@ -142,14 +153,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     }
     if missing(&|t| format!("combos/learn/{}-{}.tsv", arch_of(t), t.mnemonic)) {
         step("learn split (oracle combos --split learn)");
-        record_combos(&CombosArgs {
-            view: view.clone(),
-            specs: ws.specs.clone(),
-            out: ws.oracle.clone(),
-            split: Split::Learn,
-            per_variant: a.per_variant,
-            nvdisasm: a.nvdisasm.clone(),
-        })?;
+        combos(Split::Learn, a.per_variant)?;
     }
     resolve_write(&ws)?;
     oracle::interrupt::check()?;
@@ -176,28 +180,14 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     // first was drawn vary in it, as in the check split), then learn again.
     if missing(&|t| format!("combos/relearn/{}-{}.tsv", arch_of(t), t.mnemonic)) {
         step("learn split again from the learned layout (oracle combos --split relearn)");
-        record_combos(&CombosArgs {
-            view: view.clone(),
-            specs: ws.specs.clone(),
-            out: ws.oracle.clone(),
-            split: Split::Relearn,
-            per_variant: (a.per_variant / 2).max(1),
-            nvdisasm: a.nvdisasm.clone(),
-        })?;
+        combos(Split::Relearn, (a.per_variant / 2).max(1))?;
         resolve_write(&ws)?;
         oracle::interrupt::check()?;
     }
     // 5. The check split, never learned from, and the figures.
     if missing(&|t| format!("combos/check/{}-{}.tsv", arch_of(t), t.mnemonic)) {
         step("check split (oracle combos --split check)");
-        record_combos(&CombosArgs {
-            view: view.clone(),
-            specs: ws.specs.clone(),
-            out: ws.oracle.clone(),
-            split: Split::Check,
-            per_variant: (a.per_variant / 2).max(1),
-            nvdisasm: a.nvdisasm.clone(),
-        })?;
+        combos(Split::Check, (a.per_variant / 2).max(1))?;
     }
     step("figures (diff)");
     diff_cmd(&DiffArgs {

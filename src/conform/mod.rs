@@ -63,11 +63,7 @@ pub fn predict(
             let verdict = verdict(codec, model, &d);
             (
                 Some(codec.variant(d.id).key.clone()),
-                match l {
-                    Legality::Legal => Some(r.render(codec, &d)),
-                    Legality::Silent => Some(String::new()),
-                    _ => None,
-                },
+                l.text(|| r.render(codec, &d)),
                 verdict,
                 Some(l),
             )

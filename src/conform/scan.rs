@@ -22,7 +22,6 @@ use crate::arch::Arch;
 use crate::codec::{Codec, FuzzCase, Verdict, Word, bit_list};
 use crate::conform::{first_difference, inline_diff};
 use crate::oracle::{self, Answer, Entry, Nvdisasm, OracleError};
-use crate::reading::legality::Legality;
 use crate::reading::model::Model;
 use crate::render::Renderer;
 use serde::Serialize;
@@ -679,11 +678,7 @@ fn codec_claim(
             matched: true,
             bits: Vec::new(),
             verdict: super::verdict(codec, model, &d),
-            ours: match super::legality(codec, model, &d) {
-                Legality::Legal => Some(r.render(codec, &d)),
-                Legality::Silent => Some(String::new()),
-                _ => None,
-            },
+            ours: super::legality(codec, model, &d).text(|| r.render(codec, &d)),
         }),
         None => match codec.check(arch, word) {
             Verdict::ReservedBit { key, bits } => {

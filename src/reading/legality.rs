@@ -46,6 +46,16 @@ pub enum Legality {
 }
 
 impl Legality {
+    /// The text nvdisasm prints for a word read with this legality: `render()` for a legal
+    /// word, nothing for a silent one, `None` for a word it does not print as the table's.
+    pub fn text(&self, render: impl FnOnce() -> String) -> Option<String> {
+        match self {
+            Legality::Legal => Some(render()),
+            Legality::Silent => Some(String::new()),
+            _ => None,
+        }
+    }
+
     /// Whether nvdisasm prints the word (with any mnemonic).
     pub fn is_legal(&self) -> bool {
         matches!(

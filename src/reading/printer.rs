@@ -2254,6 +2254,7 @@ fn float_context<'t>(
     let (mut hits, mut n) = (own, table.len());
     let mut ctx = 0;
     let mut found = None;
+    let debug = std::env::var_os("SASS_CONFORM_DEBUG_FLOAT").is_some();
     for _ in 0..2 {
         let mut best: Option<(usize, usize, FloatFit)> = None;
         for &g in groups
@@ -2266,7 +2267,7 @@ fn float_context<'t>(
                 continue;
             };
             let h = table_hits(&rule, m, &t);
-            if std::env::var_os("SASS_CONFORM_DEBUG_FLOAT").is_some() {
+            if debug {
                 eprintln!("float ctx {ctx:x}+{g:x}: {h}/{} (now {hits}/{n})", t.len());
             }
             if best
@@ -3641,13 +3642,10 @@ fn fit_variant(
     // A tie on the set-aside answers goes to the learned printer: its slots generalise where
     // the table-shaped reading's name tables have gaps (SM103 POPC: `~R94` for a register
     // the names keyed with the `~` bit never saw).
-    // It must not be worse on the answers it was fitted to either: the set-aside answers are
-    // one in eight of every experiment, mostly sweeps, and a printer right on more of them can
-    // still misread the random words the check split is made of (SM80 HADD2's constant bank).
     let keep = force
-        || trial.as_ref().is_some_and(|p| {
-            !val.is_empty() && right(p, &val) >= old_val && right(p, &fit) >= old - old_val
-        })
+        || trial
+            .as_ref()
+            .is_some_and(|p| right(p, &val) >= old_val && !val.is_empty())
         || (val.is_empty() && trial.as_ref().is_some_and(|p| right(p, &fit) > old));
     // The printer learned from all answers, unless it is worse on them than the trial one
     // (a base word of another shape among the added answers can misalign every slot).

@@ -183,7 +183,7 @@ pub struct NumberRule {
     /// 32-bit immediate that a 16-bit float source leaves unread (SM90 F2I `.F16`, bits 48-63).
     #[serde(
         default,
-        skip_serializing_if = "is_zero_u128",
+        skip_serializing_if = "is_zero",
         serialize_with = "hex_ser",
         deserialize_with = "hex_de"
     )]
@@ -196,7 +196,7 @@ pub struct NumberRule {
     /// half, but with `.BF16_V2` as a bfloat16 (a 32-bit float's top bits).
     #[serde(
         default,
-        skip_serializing_if = "is_zero_u128",
+        skip_serializing_if = "is_zero",
         serialize_with = "hex_ser",
         deserialize_with = "hex_de"
     )]
@@ -204,10 +204,6 @@ pub struct NumberRule {
     /// With `alt_context`: (its bits' value, the reading used there).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alts: Vec<(Key, NumberRule)>,
-}
-
-fn is_zero_u128(v: &u128) -> bool {
-    *v == 0
 }
 
 /// Packs the bits of `word` selected by `mask`, lowest first.
