@@ -2092,8 +2092,14 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
     }
     mask |= shape_context(mask, texts, groups);
     let mut table = value_table(mask, texts);
-    let mut number = fit_number(mask, &table, groups, base);
+    let mut number = fit_number(mask, 0, &table, groups, base);
     if let Some((ctx, t, rule)) = float_context(mask, texts, &table, number.as_ref(), groups) {
+        mask |= ctx;
+        table = t;
+        number = Some(rule);
+    } else if let Some((ctx, t, rule)) =
+        int_context(mask, texts, &table, number.as_ref(), groups, base)
+    {
         mask |= ctx;
         table = t;
         number = Some(rule);
@@ -2289,6 +2295,101 @@ fn float_context<'t>(
         }
     }
     found
+}
+
+/// A group outside the slot whose value picks how the slot's integer is read (signed or
+/// not, another width, another scale): the group, the slot's value table with it, and the
+/// integer rule fitted on all values ([`fit_number`]) with a reading of its own
+/// ([`NumberRule::alts`]) for each value of the group where one fitted on that value's answers
+/// alone prints more of them right (SM120 UI2F: bits 32-63 unsigned with `.U32`, bit 74 = 0,
+/// signed without). Taken when it raises the share of values printed right by
+/// [`MIN_FLOAT_CONTEXT_GAIN`] points; `None` when the slot's own rule (`number`) is right on
+/// every value or is no integer rule.
+fn int_context<'t>(
+    mask: u128,
+    texts: &[(u128, &'t str)],
+    table: &BTreeMap<u128, &'t str>,
+    number: Option<&NumberRule>,
+    groups: &[u128],
+    base: u128,
+) -> Option<FloatFit<'t>> {
+    let number = number.filter(|r| !r.float)?;
+    // Judged without the values named one by one: a rule of the wrong signedness names
+    // every value it misreads (SM120 UI2F's `0xb39c0992`), and would look right on all.
+    let own = table_hits(&unnamed(number), mask, table);
+    if own == table.len() || table.is_empty() {
+        return None;
+    }
+    let mut best: Option<(usize, usize, FloatFit)> = None;
+    let debug = std::env::var_os("SASS_CONFORM_DEBUG_INT").is_some();
+    for &g in groups
+        .iter()
+        .filter(|&&g| g & mask == 0 && g.count_ones() <= MAX_AFFIX_GROUP_BITS)
+    {
+        let m = mask | g;
+        let t = value_table(m, texts);
+        let Some(rule) = fit_number_in(m, g, &t, groups, base) else {
+            continue;
+        };
+        let h = table_hits(&unnamed(&rule), m, &t);
+        if debug {
+            let n = t.len();
+            eprintln!("int ctx {g:x}: {h}/{n} (now {own}/{})", table.len());
+        }
+        if best
+            .as_ref()
+            .is_none_or(|(bh, bn, ..)| h * bn > bh * t.len())
+        {
+            best = Some((h, t.len(), (g, t, rule)));
+        }
+    }
+    let (h, n, fit) = best?;
+    (h * 100 >= (own * 100 / table.len() + MIN_FLOAT_CONTEXT_GAIN) * n).then_some(fit)
+}
+
+/// `rule` and its alternative readings without their named values ([`NumberRule::names`]).
+fn unnamed(rule: &NumberRule) -> NumberRule {
+    let mut r = rule.clone();
+    r.names.clear();
+    for (_, alt) in &mut r.alts {
+        alt.names.clear();
+    }
+    r
+}
+
+/// [`fit_number`] on the whole value table (`mask` includes the `ctx` bits), with an
+/// alternative reading for each value of the `ctx` bits where one fitted on that value's
+/// entries alone prints more of them right; `None` when no value gets one.
+fn fit_number_in(
+    mask: u128,
+    ctx: u128,
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+    base: u128,
+) -> Option<NumberRule> {
+    let inner: Vec<u128> = groups.iter().copied().filter(|&g| g & ctx == 0).collect();
+    let mut rule = fit_number(mask, ctx, table, &inner, base)?;
+    let mut per: BTreeMap<u128, BTreeMap<u128, &str>> = BTreeMap::new();
+    for (&k, &t) in table {
+        per.entry(pext(deposit(k, mask), ctx))
+            .or_default()
+            .insert(k, t);
+    }
+    let mut alts = Vec::new();
+    for (c, sub) in &per {
+        let Some(alt) = fit_number(mask, ctx, sub, &inner, base) else {
+            continue;
+        };
+        if table_hits(&unnamed(&alt), mask, sub) > table_hits(&unnamed(&rule), mask, sub) {
+            alts.push((Key(*c), alt));
+        }
+    }
+    if alts.is_empty() {
+        return None;
+    }
+    rule.alt_context = ctx;
+    rule.alts = alts;
+    Some(rule)
 }
 
 /// Widest group [`shape_context`] takes for a number (wider groups of a slot print numbers).
@@ -2509,9 +2610,11 @@ impl<'a> LooClasses<'a> {
 }
 
 /// A number rule for the slot's value table, when one explains most keys: the number is
-/// the packed bits of the whole slot or of one group inside it.
+/// the packed bits of the whole slot or of one group inside it, never of the `exclude` bits
+/// (a context that picks the reading, [`int_context`]).
 fn fit_number(
     mask: u128,
+    exclude: u128,
     table: &BTreeMap<u128, &str>,
     groups: &[u128],
     base: u128,
@@ -2548,6 +2651,7 @@ fn fit_number(
             cands.push(low);
         }
     }
+    cands.retain(|c| c & exclude == 0);
     // Each value's word and the number its text holds, worked out once.
     let entries: Vec<(u128, Option<ParsedNumber>)> = table
         .iter()
@@ -3041,7 +3145,7 @@ mod tests {
             .zip(&texts)
             .map(|(&k, t)| (k, t.as_str()))
             .collect();
-        let rule = fit_number(mask, &table, &[0xff, 1 << 8, 1 << 9], 0).expect("a number");
+        let rule = fit_number(mask, 0, &table, &[0xff, 1 << 8, 1 << 9], 0).expect("a number");
         assert_eq!(rule.names, vec![(Key(255), "Z".to_string())]);
         let print = |w: u128| {
             let mut s = String::new();
@@ -3240,6 +3344,51 @@ mod tests {
             let w = deposit(x, field);
             assert_eq!(p.print(w), branch(w), "word {w:x}");
         }
+    }
+
+    /// A toy conversion from an integer immediate: bits 32-63 printed in hex, unsigned with
+    /// `.U32` (bit 74 = 0), signed without (bit 74 = 1), as SM120 UI2F prints them.
+    fn int_convert(w: u128) -> String {
+        let v = (w >> 32) as u32;
+        if w >> 74 & 1 == 0 {
+            format!("I2X.U32 0x{v:x} ;")
+        } else if (v as i32) < 0 {
+            format!("I2X -0x{:x} ;", (v as i32).unsigned_abs())
+        } else {
+            format!("I2X 0x{v:x} ;")
+        }
+    }
+
+    #[test]
+    fn an_immediate_signed_by_a_modifier_is_read_by_that_modifier() {
+        let imm = 0xffff_ffffu128 << 32;
+        let ty = 1u128 << 74;
+        let fixed = !(imm | ty);
+        let mut words: Vec<u128> = vec![0, ty];
+        words.extend(group_values(imm).into_iter().map(|x| deposit(x, imm)));
+        let mut x = 0x9e37_79b9u128;
+        for i in 0..400u128 {
+            x = (x * 0x5851_f42d + 0x1405_7b7e) & 0xffff_ffff;
+            words.push(x << 32 | (i & 1) << 74);
+        }
+        let texts: Vec<(u128, String)> = words.iter().map(|&w| (w, int_convert(w))).collect();
+        let samples: Vec<Sample> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let p = learn(fixed, &[imm, ty], &samples).expect("samples");
+        for w in [
+            0xb39c_0992u128 << 32,
+            0xb39c_0992 << 32 | ty,
+            0x8000_0001 << 32 | ty,
+            0x7fff_ffff << 32 | ty,
+            0xffff_ffff << 32,
+        ] {
+            assert_eq!(p.print(w), int_convert(w), "word {w:x}");
+        }
+        let n = p
+            .slots
+            .iter()
+            .find_map(|s| s.number.as_ref())
+            .expect("a number slot");
+        assert_eq!((n.alt_context, n.alts.len()), (ty, 1), "{n:?}");
     }
 
     /// A toy load with a form within a form, as SM80 LD has: bit 50 (`.W`) turns

@@ -188,12 +188,13 @@ pub struct NumberRule {
         deserialize_with = "hex_de"
     )]
     pub unread: u128,
-    /// With `float`: the bits of the slot (outside every reading's number) that pick another
-    /// reading of the float, and for each value of them (packed) that reading, with its own
-    /// bits, kind and affixes; values not listed use this rule. nvdisasm reads an immediate by
+    /// The bits of the slot (outside every reading's number) that pick another reading of
+    /// the number, and for each value of them (packed) that reading, with its own bits, kind,
+    /// signedness and affixes; values not listed use this rule. nvdisasm reads an immediate by
     /// the instruction's source type: SM90 F2I's bits 32-63 as a 32-bit float, but with
     /// `.F16` only bits 32-47 as a half (`42.53125` for `0x5151`); SM100 HFMA2's 16 bits as a
-    /// half, but with `.BF16_V2` as a bfloat16 (a 32-bit float's top bits).
+    /// half, but with `.BF16_V2` as a bfloat16 (a 32-bit float's top bits); SM120 UI2F's bits
+    /// 32-63 as unsigned with `.U32` (`0xb39c0992`), signed without (`-0x4c63f66e`).
     #[serde(
         default,
         skip_serializing_if = "is_zero",
@@ -290,6 +291,12 @@ impl NumberRule {
     /// Prints the number of `word` with its affixes; `false` when no affix pair is known for
     /// the other bits of the slot and the sign.
     pub fn print_into(&self, word: u128, slot_mask: u128, out: &mut String) -> bool {
+        if self.alt_context != 0 {
+            let k = Key(pext(word, self.alt_context));
+            if let Some((_, alt)) = self.alts.iter().find(|(a, _)| *a == k) {
+                return alt.print_into(word, slot_mask, out);
+            }
+        }
         if self.float {
             return self.print_float(word, slot_mask, out);
         }
@@ -329,12 +336,6 @@ impl NumberRule {
     }
 
     fn print_float<'a>(&'a self, word: u128, slot_mask: u128, out: &mut String) -> bool {
-        if self.alt_context != 0 {
-            let k = Key(pext(word, self.alt_context));
-            if let Some((_, alt)) = self.alts.iter().find(|(a, _)| *a == k) {
-                return alt.print_float(word, slot_mask, out);
-            }
-        }
         let Some(x) = self.float_value(word) else {
             return false;
         };
@@ -425,7 +426,32 @@ pub fn special_float(bits: u64, exp: u32, frac: u32) -> Option<&'static str> {
 /// every exponent from -45 to 38): C's `%.20g` (20 significant digits, trailing zeros dropped,
 /// `e-05` below 1e-4) under 1e9 in magnitude, C's `%.20e` (21 digits, zeros kept:
 /// `9.65054549838528512000e+19`) from 1e9.
+///
+/// Exact formatting to 20 digits takes the bignum path of `core::fmt` (microseconds a value),
+/// and learning formats the same values again and again (each float probe and context of a
+/// slot, [`crate::reading`]): the texts are kept per thread, keyed by the value's bits (at most
+/// `FLOAT_MEMO_MAX`, then started afresh).
 pub fn format_float(x: f64) -> String {
+    const FLOAT_MEMO_MAX: usize = 1 << 20;
+    thread_local! {
+        static MEMO: std::cell::RefCell<rustc_hash::FxHashMap<u64, String>> =
+            std::cell::RefCell::new(Default::default());
+    }
+    MEMO.with_borrow_mut(|m| {
+        if let Some(s) = m.get(&x.to_bits()) {
+            return s.clone();
+        }
+        if m.len() >= FLOAT_MEMO_MAX {
+            m.clear();
+        }
+        let s = format_float_exact(x);
+        m.insert(x.to_bits(), s.clone());
+        s
+    })
+}
+
+/// [`format_float`] without the memo.
+fn format_float_exact(x: f64) -> String {
     let c_exp = |s: String| -> (String, i32) {
         let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
         (mant.to_string(), exp.parse().unwrap_or(0))
