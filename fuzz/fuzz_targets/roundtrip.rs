@@ -23,9 +23,9 @@
 //! allocation per call in libFuzzer's own per-feature callback.
 //!
 //! The library is linked as `sass_conform_plain` (fuzz/plain): the same source, compiled
-//! without sanitizer-coverage instrumentation by scripts/rustc-wrapper, which
-//! .cargo/config.toml names as cargo's workspace wrapper (so plain `cargo fuzz run roundtrip`
-//! gets it), AddressSanitizer kept.
+//! without sanitizer-coverage instrumentation and without AddressSanitizer (safe Rust on a
+//! run's path) by scripts/rustc-wrapper, which .cargo/config.toml names as cargo's workspace
+//! wrapper (so plain `cargo fuzz run roundtrip` gets it).
 //! libFuzzer sees this file's code and the table features, not the codec's branches and
 //! comparisons: per run it no longer pays for thousands of code counters and traced
 //! comparisons (most of each run, issue 23), and the table features, which found what the
