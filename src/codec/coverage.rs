@@ -257,13 +257,37 @@ impl CoverageMap {
         for (i, (base, c)) in s.fields.iter().enumerate() {
             hit(base + c.class(value(i)).0);
         }
+        let m = s.mods.len();
+        let pairs = self.triples + s.pair_base;
+        if m <= 64 {
+            // The groups at a non-default value, one bit each; then every two of them, in
+            // the order of the loop below (the fuzz target runs this for every input).
+            let mut off_default = 0u64;
+            for (j, &(f, default)) in s.mods.iter().enumerate() {
+                off_default |= ((value(f) != default) as u64) << j;
+            }
+            let mut rest = off_default;
+            while rest != 0 {
+                let a = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                // Pairs (a', b) with a' < a come first: sum of (m - a' - 1).
+                let row = pairs + a * (2 * m - a - 1) / 2;
+                let mut later = rest;
+                while later != 0 {
+                    let b = later.trailing_zeros() as usize;
+                    later &= later - 1;
+                    hit(row + b - a - 1);
+                }
+            }
+            return;
+        }
         let mut k = 0usize;
-        for a in 0..s.mods.len() {
-            for b in a + 1..s.mods.len() {
+        for a in 0..m {
+            for b in a + 1..m {
                 let (fa, da) = s.mods[a];
                 let (fb, db) = s.mods[b];
                 if value(fa) != da && value(fb) != db {
-                    hit(self.triples + s.pair_base + k);
+                    hit(pairs + k);
                 }
                 k += 1;
             }
@@ -385,6 +409,59 @@ mod tests {
             assert_eq!(l.class(1 << 40), (4, ValueClass::Unlisted));
             assert_eq!(l.count(), 5);
         }
+    }
+
+    /// Every feature of a variant, in the order of the plain loops over fields and over
+    /// every two modifier groups (what `for_each_feature` did before its pair loop skipped
+    /// the groups at their default).
+    fn features_by_plain_loops(map: &CoverageMap, id: VariantId, values: &[u64]) -> Vec<usize> {
+        let s = &map.slots[id.table as usize][id.variant as usize];
+        let value = |i: usize| values.get(i).copied().unwrap_or(0);
+        let mut out: Vec<usize> = s
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, (base, c))| base + c.class(value(i)).0)
+            .collect();
+        let mut k = 0;
+        for a in 0..s.mods.len() {
+            for b in a + 1..s.mods.len() {
+                let ((fa, da), (fb, db)) = (s.mods[a], s.mods[b]);
+                if value(fa) != da && value(fb) != db {
+                    out.push(map.triples + s.pair_base + k);
+                }
+                k += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn pairs_are_those_of_the_plain_loops() {
+        let c = codec();
+        let map = CoverageMap::new(&c);
+        let mut rng = crate::codec::SplitMix64(17);
+        let mut pairs = 0;
+        for id in c.ids() {
+            let n = c.variant(id).fields.len();
+            for k in 0..50 {
+                // Mostly small values, so that modifier groups are at their default often.
+                let values: Vec<u64> = (0..n)
+                    .map(|_| match rng.next_u64() % 4 {
+                        0 => 0,
+                        1 => rng.next_u64() % 4,
+                        _ => rng.next_u64() >> (rng.next_u64() % 64),
+                    })
+                    .take(n.saturating_sub(k % 2))
+                    .collect();
+                let mut got = Vec::new();
+                map.for_each_feature(id, &values, |f| got.push(f));
+                let want = features_by_plain_loops(&map, id, &values);
+                assert_eq!(got, want, "{}", c.variant(id).key);
+                pairs += got.iter().filter(|&&f| f >= map.triples).count();
+            }
+        }
+        assert!(pairs > 1000, "{pairs}");
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 use super::{
     Codec, MAX_FIELDS, RoundTrip, RoundTripError, VariantId, Word, decoded_roundtrip,
-    values_roundtrip,
+    values_roundtrip, values_roundtrip_into,
 };
 use crate::arch::Arch;
 
@@ -36,35 +36,44 @@ pub struct FuzzCase {
 impl FuzzCase {
     /// Reads a case from fuzz bytes; `None` when shorter than the 19-byte header.
     pub fn from_bytes(codec: &Codec, data: &[u8]) -> Option<FuzzCase> {
-        if data.len() < 19 {
-            return None;
-        }
-        let archs = codec.arch_list();
-        let ids = codec.id_list();
-        if archs.is_empty() || ids.is_empty() {
-            return None;
-        }
-        let mode = data[0];
-        let word = u128::from_le_bytes(data[1..17].try_into().ok()?);
-        let vsel = u16::from_le_bytes([data[17], data[18]]) as usize;
-        let variant = ids[vsel % ids.len()];
-        let mut arch = archs[(mode & 0x7f) as usize % archs.len()];
-        let mut word = Word(word);
-        if mode & 0x80 != 0 {
-            let v = codec.variant(variant);
-            word = Word((word.0 & !v.fixed_mask) | v.fixed_value);
-            arch = codec.table(variant).arch.unwrap_or(arch);
-        }
         let mut case = FuzzCase {
-            arch,
-            word,
-            variant,
+            arch: Arch(0),
+            word: Word(0),
+            variant: VariantId::default(),
             values: [0; MAX_FIELDS],
             n_values: 0,
         };
-        let wanted = codec.field_masks(variant).len().min(MAX_FIELDS);
-        case.read_values(&data[19..], wanted);
-        Some(case)
+        case.read_from(codec, data).then_some(case)
+    }
+
+    /// [`FuzzCase::from_bytes`] into this case, in place (the fuzz target reuses one case):
+    /// false, leaving the case unspecified, when `data` is shorter than the 19-byte header
+    /// or the codec has no variant. `values[n_values..]` keep what they held (only
+    /// [`FuzzCase::values`] is read, never the slots past it).
+    pub fn read_from(&mut self, codec: &Codec, data: &[u8]) -> bool {
+        let archs = codec.arch_list();
+        let ids = codec.id_list();
+        let (Some(header), Some(values)) = (data.get(..19), data.get(19..)) else {
+            return false;
+        };
+        if archs.is_empty() || ids.is_empty() {
+            return false;
+        }
+        let mode = header[0];
+        let mut word = [0u8; 16];
+        word.copy_from_slice(&header[1..17]);
+        let vsel = u16::from_le_bytes([header[17], header[18]]) as usize;
+        self.variant = ids[vsel % ids.len()];
+        self.arch = archs[(mode & 0x7f) as usize % archs.len()];
+        self.word = Word(u128::from_le_bytes(word));
+        if mode & 0x80 != 0 {
+            let v = codec.variant(self.variant);
+            self.word = Word((self.word.0 & !v.fixed_mask) | v.fixed_value);
+            self.arch = codec.table(self.variant).arch.unwrap_or(self.arch);
+        }
+        let wanted = codec.field_masks(self.variant).len().min(MAX_FIELDS);
+        self.read_values(values, wanted);
+        true
     }
 
     /// Reads up to `wanted` values as `arbitrary` 1.x reads a `Vec<u64>`: while a byte is
@@ -133,33 +142,181 @@ pub fn run_case_observed(
     Ok((a, b))
 }
 
-/// What [`run_case`] gives: the two round trips, or how one broke.
-pub type CaseResult = Result<(RoundTrip, RoundTrip), RoundTripError>;
+/// libFuzzer's hit-count buckets (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+): a value in each.
+/// libFuzzer reads every counter by bucket, and each (counter, bucket) pair is a feature of
+/// its own.
+const BUCKET_VALUES: [u8; 8] = [1, 2, 3, 4, 8, 16, 32, 128];
 
-/// One run of the `roundtrip` fuzz target on its input bytes: reads the case
-/// ([`FuzzCase::from_bytes`]; `None` when the bytes are too short), runs both properties
-/// ([`run_case_observed`]) and, given a coverage map, calls `hit` with every table feature of
-/// the decoded word and of the case's variant and values
-/// ([`super::coverage::CoverageMap::for_each_feature`]).
+/// The `roundtrip` fuzz target's state, built once per process: the codec, the table
+/// feature numbering ([`super::coverage::CoverageMap`], unless table coverage is off), which
+/// features this process has already reported, and the case and decodes each run reuses.
 ///
-/// Not generic, and kept out of line, so that all of it is compiled in this crate: the fuzz
-/// target builds this crate without sanitizer-coverage instrumentation (fuzz/README.md,
-/// issue 23), and only the target's own small feature callback, `hit`, is instrumented. A
-/// generic function would be compiled, and instrumented, in the fuzz target's crate.
-#[inline(never)]
-pub fn run_fuzz_input(
-    codec: &Codec,
-    map: Option<&super::coverage::CoverageMap>,
-    data: &[u8],
-    hit: &mut dyn FnMut(usize),
-) -> Option<(FuzzCase, CaseResult)> {
-    let case = FuzzCase::from_bytes(codec, data)?;
-    let result = run_case_observed(codec, &case, |id, values| {
-        if let Some(map) = map {
-            map.for_each_feature(id, values, &mut *hit);
+/// [`FuzzRunner::run`] is the whole of one run, kept out of line and not generic, so that
+/// all of it is compiled in this crate: the fuzz target builds this crate without
+/// sanitizer-coverage instrumentation (fuzz/README.md, issue 23), and the target itself is a
+/// call and a branch. A run allocates nothing.
+///
+/// How a table feature reaches libFuzzer: feature `f` (modulo `8 * counters.len()`, see
+/// [`FuzzRunner::new`]) is counter `f / 8` of libFuzzer's extra counters set to a value in
+/// hit-count bucket `f % 8`. It is reported only in the first run of the process that
+/// reaches it: libFuzzer keeps that input (a new feature) and never pays for the feature
+/// again, so a table feature keeps one input and never multiplies the corpus. A counter
+/// another feature already set in the same run is left alone: that feature waits for a later
+/// run that reaches it.
+#[derive(Debug)]
+pub struct FuzzRunner {
+    codec: Codec,
+    map: Option<super::coverage::CoverageMap>,
+    /// One bit per (counter, bucket) pair: reported in this process.
+    seen: Vec<u64>,
+    /// The case of the current run.
+    case: FuzzCase,
+    /// The case's word, decoded.
+    word: super::Decoded,
+    /// Property (b)'s decode of the encoded word.
+    back: super::Decoded,
+}
+
+/// A broken round-trip property found by [`FuzzRunner::run`]: the case and the error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FuzzFailure {
+    /// The case, as [`FuzzCase::from_bytes`] reads the input.
+    pub case: FuzzCase,
+    /// How the round trip broke.
+    pub error: RoundTripError,
+}
+
+impl std::fmt::Display for FuzzFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "round trip broken: {}\ncase: {:?}",
+            self.error, self.case
+        )
+    }
+}
+
+impl FuzzRunner {
+    /// The runner of `codec`, for `counters` bytes of libFuzzer extra counters
+    /// ([`FuzzRunner::run`] must get exactly that many), reporting table features when
+    /// `table_coverage` is set.
+    ///
+    /// Panics unless `counters` is a power of two, at least 8.
+    pub fn new(codec: Codec, table_coverage: bool, counters: usize) -> FuzzRunner {
+        assert!(
+            counters.is_power_of_two() && counters >= 8,
+            "extra counters: {counters} bytes, not a power of two from 8"
+        );
+        let map = table_coverage.then(|| super::coverage::CoverageMap::new(&codec));
+        FuzzRunner {
+            codec,
+            map,
+            seen: vec![0; counters.div_ceil(8)],
+            case: FuzzCase {
+                arch: Arch(0),
+                word: Word(0),
+                variant: VariantId::default(),
+                values: [0; MAX_FIELDS],
+                n_values: 0,
+            },
+            word: super::Decoded::EMPTY,
+            back: super::Decoded::EMPTY,
         }
-    });
-    Some((case, result))
+    }
+
+    /// [`FuzzRunner::new`] on the codec of the bundled tables ([`crate::spec::bundled_tables`]).
+    ///
+    /// Panics when the bundled tables do not load (they are checked by the tests).
+    pub fn bundled(table_coverage: bool, counters: usize) -> FuzzRunner {
+        let tables = crate::spec::bundled_tables().expect("the bundled tables load");
+        let codec = Codec::new(tables).expect("the bundled tables have archs");
+        FuzzRunner::new(codec, table_coverage, counters)
+    }
+
+    /// The codec.
+    pub fn codec(&self) -> &Codec {
+        &self.codec
+    }
+
+    /// One run on the input bytes `data`: reads the case ([`FuzzCase::read_from`]; nothing
+    /// happens when the bytes are too short), reports the table features of the decoded word
+    /// and of the case's variant and values into `counters` (struct notes;
+    /// [`super::coverage::CoverageMap::for_each_feature`]), and runs both properties, as
+    /// [`run_case_observed`] does. Errors: the broken property, with the case.
+    ///
+    /// Panics when `counters.len()` is not the count given to [`FuzzRunner::new`].
+    #[inline(never)]
+    pub fn run(&mut self, data: &[u8], counters: &mut [u8]) -> Result<(), Box<FuzzFailure>> {
+        let FuzzRunner {
+            codec,
+            map,
+            seen,
+            case,
+            word,
+            back,
+        } = self;
+        if !case.read_from(codec, data) {
+            return Ok(());
+        }
+        let found = codec.decode_into(case.arch, case.word, word);
+        if let Some(map) = map {
+            assert_eq!(counters.len(), seen.len() * 8, "extra counters");
+            // A power of two (`new`): the feature's slot is a mask, not a division.
+            let slots = counters.len() * 8 - 1;
+            let mut report = |feature: usize| {
+                let i = feature & slots;
+                let (w, bit) = (i / 64, 1u64 << (i % 64));
+                if seen[w] & bit == 0 && counters[i / 8] == 0 {
+                    seen[w] |= bit;
+                    counters[i / 8] = BUCKET_VALUES[i % 8];
+                }
+            };
+            if found {
+                map.for_each_feature(word.id, word.values(), &mut report);
+            }
+            map.for_each_feature(case.variant, case.values(), &mut report);
+        }
+        let found = found.then_some(&*word);
+        let result = decoded_roundtrip(codec, case.arch, case.word, found)
+            .and_then(|_| values_roundtrip_into(codec, case.variant, case.values(), back));
+        result.map(|_| ()).map_err(|error| {
+            Box::new(FuzzFailure {
+                case: FuzzCase::from_bytes(codec, data).unwrap_or_else(|| case.clone()),
+                error,
+            })
+        })
+    }
+}
+
+/// Puts `flags` after the program name in a C argument vector (what `main` receives):
+/// `argv` becomes a new vector, `[argv[0], flags..., argv[1..]..., null]`, leaked (it lives as
+/// long as the process, as `main`'s does), and `argc` grows by `flags.len()`. Nothing changes
+/// when `argc` is below 1 or `argv` is null. The `roundtrip` fuzz target runs this from
+/// `LLVMFuzzerInitialize`, before libFuzzer parses its flags, so that flags given on the
+/// command line, which come later, win over these (fuzz/fuzz_targets/roundtrip.rs). Here
+/// rather than in the target so that none of it is instrumented (fuzz/README.md).
+///
+/// # Safety
+///
+/// `*argv` must be null or point to at least `*argc` valid pointers (C's `argv`).
+pub unsafe fn put_flags_first(
+    argc: &mut std::ffi::c_int,
+    argv: &mut *mut *mut std::ffi::c_char,
+    flags: &[&'static std::ffi::CStr],
+) {
+    let n = usize::try_from(*argc).unwrap_or(0);
+    if n == 0 || argv.is_null() {
+        return;
+    }
+    // SAFETY: the caller's promise: `*argv` holds `n` pointers.
+    let old = unsafe { std::slice::from_raw_parts(*argv, n) };
+    let mut new: Vec<*mut std::ffi::c_char> = Vec::with_capacity(n + flags.len() + 1);
+    new.push(old[0]);
+    new.extend(flags.iter().map(|f| f.as_ptr().cast_mut()));
+    new.extend_from_slice(&old[1..]);
+    new.push(std::ptr::null_mut());
+    *argc += flags.len() as std::ffi::c_int;
+    *argv = new.leak().as_mut_ptr();
 }
 
 #[cfg(test)]
@@ -174,6 +331,91 @@ mod tests {
             .take(wanted)
             .map(|v| v.unwrap())
             .collect()
+    }
+
+    /// The runner reports what the fuzz target reported before it moved here (run_case_observed
+    /// and for_each_feature, each feature once per process unless its counter is taken in
+    /// that run), with the counters cleared between runs as libFuzzer clears them, and gives
+    /// the same verdicts as [`run_case`], on the committed seeds and on random inputs.
+    #[test]
+    fn runner_is_the_target_it_replaced() {
+        let codec = Codec::new(crate::spec::bundled_tables().unwrap()).unwrap();
+        let map = super::super::coverage::CoverageMap::new(&codec);
+        const COUNTERS: usize = 1 << 11;
+        let mut runner = FuzzRunner::new(
+            Codec::new(crate::spec::bundled_tables().unwrap()).unwrap(),
+            true,
+            COUNTERS,
+        );
+        let mut seen = vec![0u64; COUNTERS / 8];
+        let (mut want, mut got) = (vec![0u8; COUNTERS], vec![0u8; COUNTERS]);
+        let mut inputs: Vec<Vec<u8>> = std::fs::read_dir("corpus/roundtrip")
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|f| std::fs::read(f.path()).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut rng = super::super::SplitMix64(11);
+        for k in 0..20_000usize {
+            let mut data: Vec<u8> = (0..k % 120)
+                .map(|_| rng.next_u64() as u8 | (k & 1) as u8)
+                .collect();
+            if let Some(b) = data.first_mut() {
+                *b = if k % 3 == 0 { *b | 0x80 } else { *b };
+            }
+            inputs.push(data);
+        }
+        let mut reported = 0;
+        for data in &inputs {
+            want.fill(0);
+            got.fill(0);
+            let expected = FuzzCase::from_bytes(&codec, data).map(|case| {
+                run_case_observed(&codec, &case, |id, values| {
+                    map.for_each_feature(id, values, |f| {
+                        let i = f % (COUNTERS * 8);
+                        let (w, bit) = (i / 64, 1u64 << (i % 64));
+                        if seen[w] & bit == 0 && want[i / 8] == 0 {
+                            seen[w] |= bit;
+                            want[i / 8] = BUCKET_VALUES[i % 8];
+                        }
+                    })
+                })
+                .err()
+                .map(|error| FuzzFailure { case, error })
+            });
+            let result = runner.run(data, &mut got);
+            assert_eq!(result.err().map(|b| *b), expected.flatten(), "{data:?}");
+            assert_eq!(got, want, "{data:?}");
+            reported += got.iter().filter(|&&c| c != 0).count();
+        }
+        assert!(reported > 1000, "{reported}");
+    }
+
+    #[test]
+    fn flags_go_after_the_program_name() {
+        let args = [c"prog", c"-runs=5", c"corpus"];
+        let mut ptrs: Vec<*mut std::ffi::c_char> =
+            args.iter().map(|a| a.as_ptr().cast_mut()).collect();
+        ptrs.push(std::ptr::null_mut());
+        let (mut argc, mut argv) = (3, ptrs.as_mut_ptr());
+        // SAFETY: `argv` holds `argc` valid pointers and a null.
+        unsafe { put_flags_first(&mut argc, &mut argv, &[c"-entropic=0"]) };
+        assert_eq!(argc, 4);
+        // SAFETY: the new vector holds `argc` valid pointers and a null.
+        let got: Vec<String> = unsafe { std::slice::from_raw_parts(argv, 5) }
+            .iter()
+            .map(|&p| {
+                (!p.is_null()).then(|| {
+                    // SAFETY: a pointer of the vector, to a C string.
+                    unsafe { std::ffi::CStr::from_ptr(p) }
+                        .to_string_lossy()
+                        .into_owned()
+                })
+            })
+            .map(|s| s.unwrap_or_default())
+            .collect();
+        assert_eq!(got, ["prog", "-entropic=0", "-runs=5", "corpus", ""]);
     }
 
     #[test]

@@ -10,9 +10,10 @@ mod sweep;
 mod word;
 
 pub use check::Verdict;
-pub use fuzz::{FuzzCase, run_case, run_case_observed, run_fuzz_input};
+pub use fuzz::{FuzzCase, FuzzFailure, FuzzRunner, put_flags_first, run_case, run_case_observed};
 pub use roundtrip::{
-    RoundTrip, RoundTripError, decoded_roundtrip, values_roundtrip, word_roundtrip,
+    RoundTrip, RoundTripError, decoded_roundtrip, values_roundtrip, values_roundtrip_into,
+    word_roundtrip,
 };
 pub use sweep::{SplitMix64, sweep_words};
 pub use word::{Word, bit_list};

@@ -93,6 +93,19 @@ pub fn values_roundtrip(
     id: VariantId,
     values: &[u64],
 ) -> Result<RoundTrip, RoundTripError> {
+    let mut scratch = Decoded::EMPTY;
+    values_roundtrip_into(codec, id, values, &mut scratch)
+}
+
+/// [`values_roundtrip`], decoding the encoded word into `scratch` ([`Codec::decode_into`])
+/// instead of a new [`Decoded`]: the fuzz target keeps one and reuses it on every run.
+/// `scratch` may hold any earlier decode (or [`Decoded::EMPTY`]); the result is the same.
+pub fn values_roundtrip_into(
+    codec: &Codec,
+    id: VariantId,
+    values: &[u64],
+    scratch: &mut Decoded,
+) -> Result<RoundTrip, RoundTripError> {
     let v = codec.variant(id);
     // On the stack: the fuzz target runs this for every input.
     let mut on_stack = [0u64; MAX_FIELDS];
@@ -124,9 +137,10 @@ pub fn values_roundtrip(
         key: v.key.clone(),
         message,
     };
-    let d = codec
-        .decode(arch, w)
-        .ok_or_else(|| err(format!("no variant for {w}")))?;
+    if !codec.decode_into(arch, w, scratch) {
+        return Err(err(format!("no variant for {w}")));
+    }
+    let d: &Decoded = scratch;
     if d.id != id {
         return if w.0 & v.fixed_mask == v.fixed_value {
             Ok(RoundTrip::Overlap {
