@@ -1622,7 +1622,7 @@ fn print_figures(
     }
     if let Some(c) = figures.get("other") {
         outln!(
-            "words of {} (not the project's oracle/, so not learned from unless recorded there too)",
+            "words of {} outside the check split (learned from when the reading was learned from this folder, as in a `learn` workspace)",
             dir.display()
         );
         outln!("{}", line("all", c));
