@@ -2227,8 +2227,9 @@ fn table_hits(rule: &NumberRule, mask: u128, table: &BTreeMap<u128, &str>) -> us
 /// reading prints right before [`float_context`] takes it.
 const MIN_FLOAT_CONTEXT_GAIN: usize = 1;
 
-/// A context for a float slot: its bits, the slot's value table with them, the float rule.
-type FloatFit<'t> = (u128, BTreeMap<u128, &'t str>, NumberRule);
+/// A context for a number slot (float or integer): its bits, the slot's value table with
+/// them, the rule with a reading per value of them.
+type ContextFit<'t> = (u128, BTreeMap<u128, &'t str>, NumberRule);
 
 /// A group outside the slot whose value picks how the slot's float is read (the source type
 /// of a conversion, the packed type of a half-pair op): the group, the slot's value table with
@@ -2241,7 +2242,7 @@ fn float_context<'t>(
     table: &BTreeMap<u128, &'t str>,
     number: Option<&NumberRule>,
     groups: &[u128],
-) -> Option<FloatFit<'t>> {
+) -> Option<ContextFit<'t>> {
     let own = match number {
         Some(r) if !r.float => return None,
         Some(r) => table_hits(r, mask, table),
@@ -2262,7 +2263,7 @@ fn float_context<'t>(
     let mut found = None;
     let debug = std::env::var_os("SASS_CONFORM_DEBUG_FLOAT").is_some();
     for _ in 0..2 {
-        let mut best: Option<(usize, usize, FloatFit)> = None;
+        let mut best: Option<(usize, usize, ContextFit)> = None;
         for &g in groups
             .iter()
             .filter(|&&g| g & (mask | ctx) == 0 && g.count_ones() <= MAX_AFFIX_GROUP_BITS)
@@ -2312,7 +2313,7 @@ fn int_context<'t>(
     number: Option<&NumberRule>,
     groups: &[u128],
     base: u128,
-) -> Option<FloatFit<'t>> {
+) -> Option<ContextFit<'t>> {
     let number = number.filter(|r| !r.float)?;
     // Judged without the values named one by one: a rule of the wrong signedness names
     // every value it misreads (SM120 UI2F's `0xb39c0992`), and would look right on all.
@@ -2320,7 +2321,7 @@ fn int_context<'t>(
     if own == table.len() || table.is_empty() {
         return None;
     }
-    let mut best: Option<(usize, usize, FloatFit)> = None;
+    let mut best: Option<(usize, usize, ContextFit)> = None;
     let debug = std::env::var_os("SASS_CONFORM_DEBUG_INT").is_some();
     for &g in groups
         .iter()
