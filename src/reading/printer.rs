@@ -2261,29 +2261,12 @@ fn float_context<'t>(
     let (mut hits, mut n) = (own, table.len());
     let mut ctx = 0;
     let mut found = None;
-    let debug = std::env::var_os("SASS_CONFORM_DEBUG_FLOAT").is_some();
+    let debug = std::env::var_os("SASS_CONFORM_DEBUG_FLOAT").map(|_| "float ctx");
     for _ in 0..2 {
-        let mut best: Option<(usize, usize, ContextFit)> = None;
-        for &g in groups
-            .iter()
-            .filter(|&&g| g & (mask | ctx) == 0 && g.count_ones() <= MAX_AFFIX_GROUP_BITS)
-        {
-            let m = mask | ctx | g;
-            let t = value_table(m, texts);
-            let Some(rule) = try_float_in(m, ctx | g, &t, groups) else {
-                continue;
-            };
-            let h = table_hits(&rule, m, &t);
-            if debug {
-                eprintln!("float ctx {ctx:x}+{g:x}: {h}/{} (now {hits}/{n})", t.len());
-            }
-            if best
-                .as_ref()
-                .is_none_or(|(bh, bn, ..)| h * bn > bh * t.len())
-            {
-                best = Some((h, t.len(), (g, t, rule)));
-            }
-        }
+        let best = best_context_group(mask | ctx, texts, groups, debug, |m, g, t| {
+            let rule = try_float_in(m, ctx | g, t, groups)?;
+            Some((table_hits(&rule, m, t), rule))
+        });
         match best {
             Some((h, bn, (g, t, rule)))
                 if h * 100 >= (hits * 100 / n.max(1) + MIN_FLOAT_CONTEXT_GAIN) * bn =>
@@ -2318,24 +2301,45 @@ fn int_context<'t>(
     // Judged without the values named one by one: a rule of the wrong signedness names
     // every value it misreads (SM120 UI2F's `0xb39c0992`), and would look right on all.
     let own = table_hits(&unnamed(number), mask, table);
-    if own == table.len() || table.is_empty() {
+    // Each group is a fit of the whole table and one per value of the group: tried only
+    // where the slot's own rule misreads a share worth it (on SM100 ATOMS, where no slot
+    // does, trying every slot with any miss made `resolve --write` take 10 times the CPU).
+    if table.is_empty() || (table.len() - own) * 100 < table.len() * MIN_INT_CONTEXT_MISSES {
         return None;
     }
+    let debug = std::env::var_os("SASS_CONFORM_DEBUG_INT").map(|_| "int ctx");
+    let (h, n, fit) = best_context_group(mask, texts, groups, debug, |m, g, t| {
+        let rule = fit_number_in(m, g, t, groups, base)?;
+        Some((table_hits(&unnamed(&rule), m, t), rule))
+    })?;
+    (h * 100 >= (own * 100 / table.len() + MIN_FLOAT_CONTEXT_GAIN) * n).then_some(fit)
+}
+
+/// The group outside `taken` (at most [`MAX_AFFIX_GROUP_BITS`] wide) whose bits, added to the
+/// slot's, let `fit` print the largest share of the slot's values right: (values right,
+/// values, (the group, the value table keyed by `taken` and it, the rule)). `fit` gets the
+/// slot's bits with the group's, the group, and that value table, and gives the values its
+/// rule prints right with the rule. Shared by [`float_context`] and [`int_context`];
+/// `debug` names the lines printed per group.
+fn best_context_group<'t>(
+    taken: u128,
+    texts: &[(u128, &'t str)],
+    groups: &[u128],
+    debug: Option<&str>,
+    mut fit: impl FnMut(u128, u128, &BTreeMap<u128, &'t str>) -> Option<(usize, NumberRule)>,
+) -> Option<(usize, usize, ContextFit<'t>)> {
     let mut best: Option<(usize, usize, ContextFit)> = None;
-    let debug = std::env::var_os("SASS_CONFORM_DEBUG_INT").is_some();
     for &g in groups
         .iter()
-        .filter(|&&g| g & mask == 0 && g.count_ones() <= MAX_AFFIX_GROUP_BITS)
+        .filter(|&&g| g & taken == 0 && g.count_ones() <= MAX_AFFIX_GROUP_BITS)
     {
-        let m = mask | g;
+        let m = taken | g;
         let t = value_table(m, texts);
-        let Some(rule) = fit_number_in(m, g, &t, groups, base) else {
+        let Some((h, rule)) = fit(m, g, &t) else {
             continue;
         };
-        let h = table_hits(&unnamed(&rule), m, &t);
-        if debug {
-            let n = t.len();
-            eprintln!("int ctx {g:x}: {h}/{n} (now {own}/{})", table.len());
+        if let Some(label) = debug {
+            eprintln!("{label} {taken:x}+{g:x}: {h}/{}", t.len());
         }
         if best
             .as_ref()
@@ -2344,9 +2348,12 @@ fn int_context<'t>(
             best = Some((h, t.len(), (g, t, rule)));
         }
     }
-    let (h, n, fit) = best?;
-    (h * 100 >= (own * 100 / table.len() + MIN_FLOAT_CONTEXT_GAIN) * n).then_some(fit)
+    best
 }
+
+/// Share of a slot's values (in points) the slot's own integer rule must misread before
+/// [`int_context`] looks for a group that picks the reading.
+const MIN_INT_CONTEXT_MISSES: usize = 5;
 
 /// `rule` and its alternative readings without their named values ([`NumberRule::names`]).
 fn unnamed(rule: &NumberRule) -> NumberRule {
@@ -2376,12 +2383,13 @@ fn fit_number_in(
             .or_default()
             .insert(k, t);
     }
+    let plain = unnamed(&rule);
     let mut alts = Vec::new();
     for (c, sub) in &per {
         let Some(alt) = fit_number(mask, ctx, sub, &inner, base) else {
             continue;
         };
-        if table_hits(&unnamed(&alt), mask, sub) > table_hits(&unnamed(&rule), mask, sub) {
+        if table_hits(&unnamed(&alt), mask, sub) > table_hits(&plain, mask, sub) {
             alts.push((Key(*c), alt));
         }
     }

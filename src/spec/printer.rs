@@ -430,9 +430,10 @@ pub fn special_float(bits: u64, exp: u32, frac: u32) -> Option<&'static str> {
 /// Exact formatting to 20 digits takes the bignum path of `core::fmt` (microseconds a value),
 /// and learning formats the same values again and again (each float probe and context of a
 /// slot, [`crate::reading`]): the texts are kept per thread, keyed by the value's bits (at most
-/// `FLOAT_MEMO_MAX`, then started afresh).
+/// `FLOAT_MEMO_MAX`, then started afresh: decoding a dump of random immediates passes through
+/// here too, and must not grow the memo without bound; 2^16 texts are a few MB a thread).
 pub fn format_float(x: f64) -> String {
-    const FLOAT_MEMO_MAX: usize = 1 << 20;
+    const FLOAT_MEMO_MAX: usize = 1 << 16;
     thread_local! {
         static MEMO: std::cell::RefCell<rustc_hash::FxHashMap<u64, String>> =
             std::cell::RefCell::new(Default::default());
