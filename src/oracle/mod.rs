@@ -25,8 +25,8 @@
 //!   **at address 0**, i.e. what `nvdisasm -b ARCH raw.bin` prints when `raw.bin` holds that
 //!   one word. Such words are found by disassembling the legal words at a large base address
 //!   ([`RAW_BASE`]; nvdisasm then prints 64-bit absolute targets, e.g. `BRA 0x5a5a5a5a5a5a5a40`)
-//!   and picking those with a branch-like mnemonic or a printed number of 2^32 or more
-//!   ([`reveals_address`]; no target was seen printed truncated), then
+//!   and picking those that print a number of 2^32 or more ([`reveals_address`]; no target
+//!   was seen printed truncated), and every word of a mnemonic that did so in the same batch, then
 //!   disassembled in a cubin with one section per word (every section starts at address 0;
 //!   targets outside the section print as numbers, as in raw mode); where the target falls
 //!   inside the one-word section (nvdisasm prints a label such as `` `(k25) ``) the word gets
@@ -57,8 +57,8 @@ pub use files::{
     load_dir, load_entries_where, open_entries, read_entries, sort_dedup, today_utc, write_entries,
 };
 pub use nvdisasm::{
-    DEFAULT_CHUNK_WORDS, DisassembleStats, MARKER_WORD, MAX_CHUNK_WORDS, Nvdisasm,
-    PC_RELATIVE_MNEMONICS, RAW_BASE, UNADDRESSED_REASON, hex_literals, reveals_address,
+    DEFAULT_CHUNK_WORDS, DisassembleStats, MARKER_WORD, MAX_CHUNK_WORDS, Nvdisasm, RAW_BASE,
+    UNADDRESSED_REASON, hex_literals, reveals_address, text_mnemonic,
 };
 pub use run::{RunSummary, read_words, run_words, write_row};
 pub use staging::OracleWriter;

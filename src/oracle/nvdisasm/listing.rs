@@ -7,44 +7,34 @@
 use crate::oracle::{normalize_reason, normalize_text};
 use std::collections::HashMap;
 
-/// Mnemonics (the text's first word after any `@P` predicate, up to its first `.`) whose
-/// operands nvdisasm prints relative to the word's own address. Seen (nvdisasm 13.5.37,
-/// SM80/SM90/SM100, 720k random and branch-mutant words): `BRA`, `BSSY`, `CALL`, `LEPC`,
-/// `ULEPC`, `WARPSYNC`; the others are branches and calls of the same families (`RET.REL`
-/// prints a target too), listed so that no such word depends on the number test alone.
-pub const PC_RELATIVE_MNEMONICS: &[&str] = &[
-    "BRA", "BRX", "BRXU", "BSSY", "BPT", "CALL", "JMP", "JMX", "JMXU", "LEPC", "RET", "ULEPC",
-    "WARPSYNC",
-];
-
 /// Whether `text` (a word's text in pass 2, where the word sits at [`RAW_BASE`] or just
-/// after it) may depend on the word's address, so that pass 3 must ask again at address 0.
-/// True when either:
-/// - its mnemonic is in [`PC_RELATIVE_MNEMONICS`];
-/// - it prints a `0x` literal (a leading `-` negates it, two's complement) of magnitude at
-///   least 2^32 as a signed 64-bit value: at [`RAW_BASE`] every printed target is one (unless
-///   the offset cancels the base to within 2^32, a 2^-26 chance for a random offset).
+/// after it) shows the word's address, so that pass 3 must ask again at address 0: it prints
+/// a `0x` literal (a leading `-` negates it, two's complement) of magnitude at least 2^32 as a
+/// signed 64-bit value. At [`RAW_BASE`] every printed target is one, unless the offset cancels
+/// the base to within 2^32 (a 2^-26 chance for a random offset); [`text_mnemonic`] lets a
+/// batch widen the net to every word of a mnemonic that revealed its address there.
 ///
 /// Measured (nvdisasm 13.5.37, 1M uniformly random words per arch, SM80/SM90/SM100): of the
 /// 92,046 legal words, 190 print a different text at base 0 than at [`RAW_BASE`] (whitespace
-/// aside), and every one of them has both a mnemonic of the list and a 64-bit target; no
-/// target was ever printed truncated to 32 or 48 bits. An earlier, wider net (a literal whose
-/// low 32 bits lie within 2^20 of the address's) matched only immediates (`UIADD3 ...,
-/// 0x5a5a9278`, `QMUL4 ..., 0x5a565585`, LD offsets), one word in about 2,000 with a random
-/// 32-bit immediate, and cost most chunks a pass-3 process (0.3-0.4 s of nvdisasm start-up).
-/// The check is live-tested in `live_address_dependence_is_caught`.
+/// aside), and every one of them prints a 64-bit target; no target was ever printed truncated
+/// to 32 or 48 bits. An earlier, wider net (a literal whose low 32 bits lie within 2^20 of
+/// the address's) matched only immediates (`UIADD3 ..., 0x5a5a9278`, `QMUL4 ..., 0x5a565585`,
+/// LD offsets), one word in about 2,000 with a random 32-bit immediate, and cost most chunks
+/// a pass-3 process (0.3-0.4 s of nvdisasm start-up). The check is live-tested in
+/// `live_address_dependence_is_caught`.
 pub fn reveals_address(text: &str) -> bool {
+    hex_literals(text).any(|v| (v as i64).unsigned_abs() >= 1 << 32)
+}
+
+/// The mnemonic of an instruction text: its first word after any `@P` guard, up to the first
+/// `.` or `;` (`"@!P0 BRA.U 0x10 ;"` gives `BRA`; an empty text gives `""`).
+pub fn text_mnemonic(text: &str) -> &str {
     let mut toks = text.split_whitespace();
     let first = match toks.next() {
         Some(t) if t.starts_with('@') => toks.next(),
         t => t,
     };
-    if let Some(m) = first
-        && PC_RELATIVE_MNEMONICS.contains(&m.split(['.', ';']).next().unwrap_or(""))
-    {
-        return true;
-    }
-    hex_literals(text).any(|v| (v as i64).unsigned_abs() >= 1 << 32)
+    first.and_then(|m| m.split(['.', ';']).next()).unwrap_or("")
 }
 
 /// The `0x` hex literals of `text` as 64-bit values, in order: `-0x10` gives
@@ -588,14 +578,18 @@ mod tests {
         assert!(reveals_address("BRA 0x5a5a5a5a5a5a5a50;"));
         assert!(reveals_address("LEPC R20, 0x5a5a5a5a5a5a5a50 ;"));
         // Real, far targets (the same words print `@!P0 BRA 0x80502200240020 ;` and
-        // `@!UPT ULEPC UR158, -0xbed6b91967d2b7 ;` at 0): the mnemonic and the size decide.
+        // `@!UPT ULEPC UR158, -0xbed6b91967d2b7 ;` at 0).
         assert!(reveals_address("@!P0 BRA 0x5adaaa7c5a7e5ad0 ;"));
         assert!(reveals_address("@!UPT ULEPC UR158, 0x599b83a140f28749 ;"));
-        // An unknown mnemonic: the size alone decides.
+        // Any mnemonic: the size alone decides.
         assert!(reveals_address("XYZ R1, 0x599b83a140f28749 ;"));
         assert!(reveals_address("XYZ R1, -0x100000000 ;"));
         assert!(!reveals_address("XYZ R1, -0xffffffff ;"));
-        assert!(reveals_address("BRA;"));
+        assert!(!reveals_address("BRA;"));
+        assert_eq!(text_mnemonic("@!P0 BRA.U 0x10 ;"), "BRA");
+        assert_eq!(text_mnemonic("NOP;"), "NOP");
+        assert_eq!(text_mnemonic("RET.REL.NODEC R6 0x0 ;"), "RET");
+        assert_eq!(text_mnemonic(""), "");
         // Ordinary immediates of other instructions.
         assert!(!reveals_address("LDC R1, c[0x0][0x37c] ;"));
         assert!(!reveals_address(

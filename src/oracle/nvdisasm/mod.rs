@@ -35,9 +35,9 @@
 //!    found` after it) are recognised and dropped. Unaddressed illegal words are placed from
 //!    the order of the lines, or, when that is ambiguous, by a second run with a marker before
 //!    each word.
-//! 2. One raw batch of the legal words at `-base` [`RAW_BASE`]. A word whose text there has a
-//!    branch-like mnemonic or a number of 2^32 or more
-//!    ([`reveals_address`]) is a candidate for address dependence; every other word's text is
+//! 2. One raw batch of the legal words at `-base` [`RAW_BASE`]. A word whose text there prints a
+//!    number of 2^32 or more ([`reveals_address`]), or has the mnemonic of one that does in
+//!    the same batch ([`text_mnemonic`]), is a candidate for address dependence; every other word's text is
 //!    its text at address 0.
 //! 3. The candidates, in cubins with one section per word (every section starts at address 0,
 //!    and targets outside the section are printed as numbers, as in raw mode). Where the target
@@ -55,9 +55,7 @@ pub(crate) mod listing;
 mod passes;
 pub(crate) mod process;
 
-pub use listing::{
-    MARKER_WORD, PC_RELATIVE_MNEMONICS, UNADDRESSED_REASON, hex_literals, reveals_address,
-};
+pub use listing::{MARKER_WORD, UNADDRESSED_REASON, hex_literals, reveals_address, text_mnemonic};
 
 use super::{Answer, OracleError, word_to_hex};
 use crate::arch::Arch;

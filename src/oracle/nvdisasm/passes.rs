@@ -6,7 +6,7 @@
 
 use super::listing::{
     MARKER_WORD, UNADDRESSED_REASON, first_lines, parse_listing, parse_sections, place_orphans,
-    reveals_address, scan_stderr,
+    reveals_address, scan_stderr, text_mnemonic,
 };
 use super::process::{self, Limits, RunError, RunOutput};
 use super::{ChunkOut, DisassembleStats, Nvdisasm, RAW_BASE};
@@ -196,21 +196,27 @@ impl Nvdisasm {
     }
 
     /// The texts of one raw batch at [`RAW_BASE`] (the j-th is `legal[j]`'s) into `answers`,
-    /// but for the words whose text shows their address ([`reveals_address`]): their indices
-    /// are returned, for pass 3.
+    /// but for the words whose text shows their address ([`reveals_address`]) or has the
+    /// mnemonic of one that does in this batch ([`text_mnemonic`]; learned from the batch,
+    /// so no list of branch mnemonics is kept): their indices are returned, for pass 3.
     fn place_texts(
         &self,
         legal: &[usize],
         texts: Vec<Option<String>>,
         answers: &mut [Option<Answer>],
     ) -> Vec<usize> {
+        let texts: Vec<String> = texts.into_iter().map(Option::unwrap_or_default).collect();
+        let relative: std::collections::HashSet<&str> = texts
+            .iter()
+            .filter(|t| reveals_address(t))
+            .map(|t| text_mnemonic(t))
+            .collect();
         let mut moving = Vec::new();
-        for (&i, t) in legal.iter().zip(texts) {
-            let t = t.unwrap_or_default();
-            if reveals_address(&t) {
+        for (&i, t) in legal.iter().zip(&texts) {
+            if relative.contains(text_mnemonic(t)) {
                 moving.push(i);
             } else {
-                answers[i] = Some(Answer::Text(t));
+                answers[i] = Some(Answer::Text(t.clone()));
             }
         }
         moving
