@@ -153,8 +153,10 @@ impl Model {
     }
 
     /// Whether nvdisasm accepts the decoded word, and why not. The recognizer first (an
-    /// unrecognised word has no opclass), then the table's constraint tables; a variant with
-    /// no learned reading is taken as legal.
+    /// unrecognised word has no opclass), then the table's constraint tables (an index value
+    /// a reason named, or any value not seen accepted where the opclass's table is closed,
+    /// [`super::legality::Recognizer::closed`]); a variant with no learned reading is taken
+    /// as legal.
     pub fn legality(&self, codec: &Codec, d: &Decoded) -> Legality {
         let Some(t) = self.tables.get(d.id.table as usize) else {
             return Legality::Legal;
@@ -171,9 +173,10 @@ impl Model {
             };
         }
         for c in &t.constraints {
-            if let Some(value) = c.refuses(word)
-                && !recognizer.is_some_and(|r| r.accepts(word, &c.table, value))
-            {
+            let value = c.index(word);
+            let refused =
+                c.refuses(word).is_some() || recognizer.is_some_and(|r| r.closes(word, &c.table));
+            if refused && !recognizer.is_some_and(|r| r.accepts(word, &c.table, value)) {
                 return Legality::Undefined {
                     table: c.table.clone(),
                     value,

@@ -146,12 +146,173 @@ pub fn learn_with(
     // kept, the fewest-bits base on a tie.
     let few = learn_from(BasePick::FewestBits);
     let swept = learn_from(BasePick::MostSwept);
-    match (few, swept) {
-        (Some(f), Some(s)) if s.learned_permille > f.learned_permille => Some(s),
-        (Some(f), _) => Some(f),
-        (None, s) => s,
+    let (best, pick) = match (few, swept) {
+        (Some(f), Some(s)) if s.learned_permille > f.learned_permille => (s, BasePick::MostSwept),
+        (Some(f), _) => (f, BasePick::FewestBits),
+        (None, Some(s)) => (s, BasePick::MostSwept),
+        (None, None) => return None,
+    };
+    Some(gathered_forms(
+        (fixed_mask, groups),
+        &form_candidates(fixed_mask, groups),
+        samples,
+        (best, cutting, pick),
+        &mut cache,
+    ))
+}
+
+/// Misses (in per mille of the answers learned from) a printer must leave before
+/// [`gathered_forms`] looks for form bits among them.
+const MIN_FORM_MISSES_PERMILLE: u32 = 10;
+
+/// `printer`, or one printer per value of a group where `printer`'s misses gather, when that
+/// reproduces more of `samples`. A form seen only off the base word (an operand that prints
+/// only with one value of a modifier: SM90 USETMAXREG's `UP1,` after `.TRY_ALLOC`, bits 81-83,
+/// which the sweeps around the `.DEALLOC` base never show) gives no span inside its span, so
+/// [`form_mask`] misses it; its answers (the forms experiment sweeps around it) are then
+/// misprinted, nearly all with that group at the value of the form ([`miss_group`]).
+fn gathered_forms<'a>(
+    (fixed_mask, groups): (u128, &[u128]),
+    cands: &[u128],
+    samples: &[Sample<'a>],
+    (printer, cutting, pick): (Printer, Cutting, BasePick),
+    cache: &mut SlotCache<'a>,
+) -> Printer {
+    if printer.form_mask != 0 || printer.learned_permille > 1000 - MIN_FORM_MISSES_PERMILLE {
+        return printer;
+    }
+    let missed: Vec<bool> = samples
+        .iter()
+        .map(|&(w, t)| !t.is_empty() && printer.print(w) != t)
+        .collect();
+    let Some(form) = miss_group(cands, samples, &missed) else {
+        return printer;
+    };
+    if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
+        eprintln!(
+            "gathered form {form:x}: misses {} of {}",
+            missed.iter().filter(|&&m| m).count(),
+            samples.len()
+        );
+    }
+    match learn_forms(
+        fixed_mask,
+        form,
+        groups,
+        samples,
+        (MAX_FORM_DEPTH - 1, cutting, pick),
+        cache,
+    ) {
+        Some(p) if p.learned_permille > printer.learned_permille => p,
+        _ => printer,
     }
 }
+
+/// Where `printer` (learned for `v`) misses at least [`MIN_FORM_MISSES_PERMILLE`] of
+/// `samples`: its form bits when it has some (a form learned from combination words alone,
+/// [`gathered_forms`], needs its own sweeps), else the group where the misses gather
+/// ([`miss_group`]).
+fn missed_form(v: &crate::spec::Variant, printer: &Printer, samples: &[Sample]) -> Option<u128> {
+    if samples.is_empty() {
+        return None;
+    }
+    let missed: Vec<bool> = samples
+        .iter()
+        .map(|&(w, t)| printer.print(w) != t)
+        .collect();
+    let n = missed.iter().filter(|&&m| m).count();
+    if n * 1000 < MIN_FORM_MISSES_PERMILLE as usize * samples.len() {
+        return None;
+    }
+    if printer.form_mask != 0 {
+        return Some(printer.form_mask);
+    }
+    miss_group(&form_groups(v), samples, &missed)
+}
+
+/// The group of [`gathered_forms`]: per candidate group, the misses in its values missed at
+/// least twice as often as all answers are (values holding at most 3/4 of the answers); the
+/// group with most, if that is at least half of all the misses.
+fn miss_group(cands: &[u128], samples: &[Sample], missed: &[bool]) -> Option<u128> {
+    let total = missed.iter().filter(|&&m| m).count();
+    let mut best: Option<(usize, u128)> = None;
+    for &g in cands {
+        let mut per: HashMap<u128, (usize, usize)> = HashMap::default();
+        for (&(w, t), &m) in samples.iter().zip(missed) {
+            if t.is_empty() {
+                continue;
+            }
+            let e = per.entry(pext(w, g)).or_default();
+            e.0 += usize::from(m);
+            e.1 += 1;
+        }
+        // A value where every answer is missed and that holds every answer explains nothing.
+        if per.len() < 2 {
+            continue;
+        }
+        let answers: usize = per.values().map(|&(_, n)| n).sum();
+        let (gathered, held) = per
+            .values()
+            .filter(|&&(m, n)| m * answers >= 2 * total * n)
+            .fold((0, 0), |(m0, n0), &(m, n)| (m0 + m, n0 + n));
+        // Misses spread over most answers are no form's.
+        if 4 * held > 3 * answers {
+            continue;
+        }
+        if best.is_none_or(|(b, m)| (gathered, m.count_ones()) > (b, g.count_ones())) {
+            best = Some((gathered, g));
+        }
+    }
+    best.filter(|&(g, _)| 2 * g >= total && g > 0)
+        .map(|(_, g)| g)
+}
+
+/// The groups [`miss_group`] weighs: each candidate group of at most [`MAX_FORM_BITS`] bits
+/// outside `fixed_mask`, and in a wider one of at most [`MAX_SPLIT_FIELD_BITS`] bits each bit
+/// and each two of its bits: a form can be part of a field the table draws wider (SM90 I2F's
+/// destination type, bits 75-76 of a modifier field over bits 74-76 and 84-85: `.F16`, none
+/// or `.F64`).
+fn form_candidates(fixed_mask: u128, groups: &[u128]) -> Vec<u128> {
+    let mut out = Vec::new();
+    for &g in groups.iter().filter(|&&g| g & fixed_mask == 0) {
+        let n = g.count_ones();
+        if n <= MAX_FORM_BITS {
+            out.push(g);
+        } else if n <= MAX_SPLIT_FIELD_BITS {
+            let bits: Vec<u128> = bits_of(g).collect();
+            for (i, &a) in bits.iter().enumerate() {
+                out.push(a);
+                out.extend(bits[i + 1..].iter().map(|&b| a | b));
+            }
+        }
+    }
+    out
+}
+
+/// The candidate form groups of `v` for [`miss_group`]: its modifier and flag fields and
+/// small operand fields as [`form_candidates`] takes them, and its free bits; never the guard
+/// or a scheduling field (they print in every form; SM100 MUFU's misses gather in the reuse
+/// bits, and sweeps around them lift nothing), nor a wide operand split into bits.
+pub fn form_groups(v: &crate::spec::Variant) -> Vec<u128> {
+    use crate::spec::FieldKind;
+    let groups: Vec<u128> = candidate_groups(v)
+        .into_iter()
+        .filter(|&g| {
+            let Some(f) = v.fields.iter().find(|f| f.mask() == g) else {
+                return true;
+            };
+            match f.kind {
+                FieldKind::Guard | FieldKind::Sched(_) => false,
+                FieldKind::Operand(_) => g.count_ones() <= MAX_FORM_BITS,
+                _ => true,
+            }
+        })
+        .collect();
+    form_candidates(v.fixed_mask, &groups)
+}
+
+/// Widest group [`form_candidates`] splits into bits and pairs of bits.
+const MAX_SPLIT_FIELD_BITS: u32 = 8;
 
 /// How [`pick_base`] chooses among candidate base words that show the same number of groups
 /// alone.
@@ -1267,6 +1428,28 @@ fn pair_slots(
                     vocab,
                 },
             ));
+        }
+    }
+    merge_same_place(out)
+}
+
+/// Joins the slots [`pair_slots`] put at one place that insert the same text: bits of two
+/// groups that print one text together (SM120 FHADD prints `.reuse` after operand 1 only with
+/// both the yield bit 109 and the reuse bit 122 set: each alone, paired, inserts `.reuse`
+/// there), so that one slot reads both; two slots would each claim the text.
+fn merge_same_place(placed: Vec<((usize, bool), SlotSpan)>) -> Vec<((usize, bool), SlotSpan)> {
+    let mut out: Vec<((usize, bool), SlotSpan)> = Vec::with_capacity(placed.len());
+    for (at, s) in placed {
+        let same = out.iter_mut().find(|(a, o)| {
+            *a == at && o.vocab.iter().any(|t| !t.is_empty() && s.vocab.contains(t))
+        });
+        match same {
+            Some((_, o)) => {
+                o.mask |= s.mask;
+                o.shapes.extend(s.shapes);
+                o.vocab.extend(s.vocab);
+            }
+            None => out.push((at, s)),
         }
     }
     out
@@ -3797,14 +3980,15 @@ fn fit_variant(
     // A measurement switch: keep every learned printer, to measure the printer alone against
     // the table-shaped reading (the figure of the printer without render.rs's rules).
     let force = std::env::var_os("SASS_CONFORM_PRINTER_ONLY").is_some() && trial.is_some();
-    // A tie on the set-aside answers goes to the learned printer: its slots generalise where
-    // the table-shaped reading's name tables have gaps (SM103 POPC: `~R94` for a register
-    // the names keyed with the `~` bit never saw).
+    // A tie goes to the learned printer (on the set-aside answers, or with none set aside on
+    // the answers fitted): its slots generalise where the table-shaped reading's name tables
+    // have gaps (SM103 POPC: `~R94` for a register the names keyed with the `~` bit never
+    // saw; SM100 POPC 98.5% -> 100% of the check split, both right on every answer learned).
     let keep = force
         || trial
             .as_ref()
             .is_some_and(|p| right(p, &val) >= old_val && !val.is_empty())
-        || (val.is_empty() && trial.as_ref().is_some_and(|p| right(p, &fit) > old));
+        || (val.is_empty() && trial.as_ref().is_some_and(|p| right(p, &fit) >= old));
     // The printer learned from all answers, unless it is worse on them than the trial one
     // (a base word of another shape among the added answers can misalign every slot).
     let p = keep.then(|| {
@@ -3816,10 +4000,19 @@ fn fit_variant(
             &mut cache,
         );
         let trial_right = trial.as_ref().map_or(0, |p| right(p, samples));
-        match all {
+        let p = match all {
             Some(p) if right(&p, samples) >= trial_right => Some(p),
             _ => trial.clone(),
-        }
+        };
+        p.map(|p| {
+            gathered_forms(
+                (v.fixed_mask, &groups),
+                &form_groups(v),
+                samples,
+                (p, cutting, pick),
+                &mut cache,
+            )
+        })
     });
     let p = p.flatten();
     let new = p.as_ref().map_or(0, |p| right(p, samples));
@@ -4103,6 +4296,19 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
             (v.fixed_mask, v.fixed_value),
             &groups,
             form,
+            &samples,
+            MAX_FORM_DEPTH - 1,
+            &mut out,
+        );
+    }
+    // Around the values of a group where the learned printer's misses gather ([`miss_group`]):
+    // a form the sweeps around the base never show, whose answers are then only combination
+    // words that no sweep went around ([`gathered_forms`] learns it from these).
+    if let Some(gathered) = v.printer.as_ref().and_then(|p| missed_form(v, p, &samples)) {
+        sweep_forms(
+            (v.fixed_mask, v.fixed_value),
+            &groups,
+            gathered,
             &samples,
             MAX_FORM_DEPTH - 1,
             &mut out,
