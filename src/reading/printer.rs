@@ -825,12 +825,27 @@ fn share_slots(p: &mut Printer) {
         }
     }
     // A value the slot's number rule prints as a name it learned (`RZ`) is one it saw: another
-    // form printing it otherwise (`???255` where a register pair is odd) is a clash too.
+    // form printing it otherwise (`???255` where a register pair is odd) is a clash too. So
+    // are more than [`MAX_SHARED_EXCEPTIONS`] values the rule prints otherwise: one form's rule
+    // then reads the bits another way (SM80 BMOV operand 1, bits 24-29: `B0`-`B15` with
+    // `.CLEAR`, `???0`-`???15` without), where a form's few exceptions (a guard's `PT`, 7 and
+    // 15) are values its own answers never showed.
     for slot in leaf_slots(p) {
         let Some(Some(table)) = union.get(&slot.mask) else {
             continue;
         };
-        if table.iter().any(|(&k, t)| names_otherwise(slot, k, t)) {
+        let own = |k: u128| {
+            slot.texts
+                .binary_search_by_key(&Key(k), |(k, _)| *k)
+                .is_ok()
+        };
+        let otherwise = table
+            .iter()
+            .filter(|&(&k, t)| !own(k) && rule_prints_otherwise(slot, k, t))
+            .count();
+        if table.iter().any(|(&k, t)| names_otherwise(slot, k, t))
+            || otherwise > MAX_SHARED_EXCEPTIONS
+        {
             union.insert(slot.mask, None);
         }
     }
@@ -843,6 +858,20 @@ fn share_slots(p: &mut Printer) {
         }
         slot.texts = table.iter().map(|(k, t)| (Key(*k), t.clone())).collect();
     }
+}
+
+/// Most values another form's slot may print otherwise than a slot's number rule for
+/// [`share_slots`] to share them.
+const MAX_SHARED_EXCEPTIONS: usize = 2;
+
+/// Whether `slot`'s number rule prints the value of key `k` (the slot's bits, packed), and
+/// not as `text`.
+fn rule_prints_otherwise(slot: &Slot, k: u128, text: &str) -> bool {
+    let Some(n) = &slot.number else {
+        return false;
+    };
+    let mut s = String::new();
+    n.print_into(deposit(k, slot.mask), slot.mask, &mut s) && s != text
 }
 
 /// Whether `slot`'s number rule prints the value of key `k` (the slot's bits, packed) as a
