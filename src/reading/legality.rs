@@ -169,6 +169,10 @@ impl Recognizer {
 
     /// Whether `table`'s unseen values are refused for `word`'s opclass ([`Recognizer::closed`]).
     pub fn closes(&self, word: u128, table: &str) -> bool {
+        // Most variants close nothing: no opclass lookup on decode's path for them.
+        if self.closed.is_empty() {
+            return false;
+        }
         let o = self.opclass(word).unwrap_or("");
         self.closed.iter().any(|(co, ct)| co == o && ct == table)
     }

@@ -174,8 +174,8 @@ impl Model {
         }
         for c in &t.constraints {
             let value = c.index(word);
-            let refused =
-                c.refuses(word).is_some() || recognizer.is_some_and(|r| r.closes(word, &c.table));
+            let refused = c.undefined.binary_search(&value).is_ok()
+                || recognizer.is_some_and(|r| r.closes(word, &c.table));
             if refused && !recognizer.is_some_and(|r| r.accepts(word, &c.table, value)) {
                 return Legality::Undefined {
                     table: c.table.clone(),

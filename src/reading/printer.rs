@@ -181,10 +181,7 @@ fn gathered_forms<'a>(
     if printer.form_mask != 0 || printer.learned_permille > 1000 - MIN_FORM_MISSES_PERMILLE {
         return printer;
     }
-    let missed: Vec<bool> = samples
-        .iter()
-        .map(|&(w, t)| !t.is_empty() && printer.print(w) != t)
-        .collect();
+    let missed = misses(&printer, samples);
     let Some(form) = miss_group(cands, samples, &missed) else {
         return printer;
     };
@@ -216,10 +213,7 @@ fn missed_form(v: &crate::spec::Variant, printer: &Printer, samples: &[Sample]) 
     if samples.is_empty() {
         return None;
     }
-    let missed: Vec<bool> = samples
-        .iter()
-        .map(|&(w, t)| printer.print(w) != t)
-        .collect();
+    let missed = misses(printer, samples);
     let n = missed.iter().filter(|&&m| m).count();
     if n * 1000 < MIN_FORM_MISSES_PERMILLE as usize * samples.len() {
         return None;
@@ -228,6 +222,15 @@ fn missed_form(v: &crate::spec::Variant, printer: &Printer, samples: &[Sample]) 
         return Some(printer.form_mask);
     }
     miss_group(&form_groups(v), samples, &missed)
+}
+
+/// Per answer of `samples`, whether `printer` misprints it (an empty text, which no printer
+/// learns from, is never missed).
+fn misses(printer: &Printer, samples: &[Sample]) -> Vec<bool> {
+    samples
+        .iter()
+        .map(|&(w, t)| !t.is_empty() && printer.print(w) != t)
+        .collect()
 }
 
 /// The group of [`gathered_forms`]: per candidate group, the misses in its values missed at
@@ -880,13 +883,8 @@ fn names_otherwise(slot: &Slot, k: u128, text: &str) -> bool {
     let Some(n) = &slot.number else {
         return false;
     };
-    let w = deposit(k, slot.mask);
-    let v = Key(pext(w, n.mask));
-    if n.names.binary_search_by_key(&v, |(k, _)| *k).is_err() {
-        return false;
-    }
-    let mut s = String::new();
-    n.print_into(w, slot.mask, &mut s) && s != text
+    let v = Key(pext(deposit(k, slot.mask), n.mask));
+    n.names.binary_search_by_key(&v, |(k, _)| *k).is_ok() && rule_prints_otherwise(slot, k, text)
 }
 
 fn push_fixed(out: &mut Vec<Slot>, t: &str) {

@@ -205,18 +205,19 @@ impl Nvdisasm {
         texts: Vec<Option<String>>,
         answers: &mut [Option<Answer>],
     ) -> Vec<usize> {
-        let texts: Vec<String> = texts.into_iter().map(Option::unwrap_or_default).collect();
-        let relative: std::collections::HashSet<&str> = texts
+        let relative: std::collections::HashSet<String> = texts
             .iter()
+            .flatten()
             .filter(|t| reveals_address(t))
-            .map(|t| text_mnemonic(t))
+            .map(|t| text_mnemonic(t).to_string())
             .collect();
         let mut moving = Vec::new();
-        for (&i, t) in legal.iter().zip(&texts) {
-            if relative.contains(text_mnemonic(t)) {
+        for (&i, t) in legal.iter().zip(texts) {
+            let t = t.unwrap_or_default();
+            if relative.contains(text_mnemonic(&t)) {
                 moving.push(i);
             } else {
-                answers[i] = Some(Answer::Text(t.clone()));
+                answers[i] = Some(Answer::Text(t));
             }
         }
         moving
