@@ -436,7 +436,187 @@ fn learn_at<'a>(
             }
         }
     }
+    if p.learned_permille < 1000
+        && let Some(q) = absorbed(
+            &skel,
+            &slots,
+            &samples,
+            cut.len(),
+            (groups, base.0, cutting),
+            cache,
+        )
+        && q.learned_permille > p.learned_permille
+    {
+        p = q;
+    }
     Some(p)
+}
+
+/// Least share of the answers, in per mille, that must fail to cut before [`absorbed`]
+/// tries anything.
+const MIN_UNCUT_PERMILLE: usize = 10;
+
+/// Fewest answers that must fail to cut before [`absorbed`] tries anything: a form seen in
+/// two or three answers would otherwise be learned by heart as one fixed text.
+const MIN_UNCUT_ANSWERS: usize = 8;
+
+/// A printer whose slot takes the fixed text beside it, when answers leave both out: nvdisasm
+/// drops an operand at its default value with the separator after it (SM120 UIMAD.HI's
+/// `UPT, `: `UR0, UP3, UR1` but `UR0, UR1`), which the skeleton's fixed `, ` cannot cut.
+/// Tried where at least [`MIN_UNCUT_PERMILLE`] of the answers, and [`MIN_UNCUT_ANSWERS`],
+/// fail to cut: each run of fixed
+/// text that some uncut answer holds fewer times than the skeleton does is joined to the slot
+/// after it or before it (every place and side); the slot's known texts take the run (and
+/// nothing, for the left-out value). The joining that cuts the most answers, then at the least
+/// cost (texts the slots printed alone), is fitted when it cuts more than the skeleton did
+/// and, fitted on half of the answers, prints more of the rest than the skeleton; `None`
+/// otherwise.
+fn absorbed<'a>(
+    skel: &[Elem],
+    slots: &[SlotSpan],
+    samples: &[Sample<'a>],
+    cut_before: usize,
+    (groups, base, cutting): (&[u128], u128, Cutting),
+    cache: &mut SlotCache<'a>,
+) -> Option<Printer> {
+    let uncut = samples.len() - cut_before;
+    if uncut < MIN_UNCUT_ANSWERS || uncut * 1000 < samples.len() * MIN_UNCUT_PERMILLE {
+        return None;
+    }
+    let cutter = Cutter::new(skel, slots, cutting);
+    let failing: Vec<&str> = samples
+        .iter()
+        .filter(|(_, t)| cut_sample(&cutter, t).is_none())
+        .map(|(_, t)| *t)
+        .collect();
+    let runs = anchor_runs(skel);
+    let mut best: Option<(CutScore, Skeleton)> = None;
+    for (e0, e1, text) in &runs {
+        let in_skel = runs.iter().filter(|r| r.2 == *text).count();
+        if !failing
+            .iter()
+            .any(|t| t.matches(text.as_str()).count() < in_skel)
+        {
+            continue;
+        }
+        for after in [true, false] {
+            let Some(trial) = join_run(skel, slots, (*e0, *e1, text), after) else {
+                continue;
+            };
+            let score = cut_score(&trial, samples, cutting);
+            if score.0 > cut_before && best.as_ref().is_none_or(|b| score > b.0) {
+                best = Some((score, trial));
+            }
+        }
+    }
+    let ((now_cut, _), (k2, s2)) = best?;
+    // A joining that cuts more answers can still fit worse (slots side by side fitted as one
+    // learn values by heart): fitted on half of the answers, it must print more of the rest
+    // than the skeleton does. Halves by a mix of the word, so that no order of the answers
+    // puts every answer of one value in one half.
+    let (train, test): (Vec<Sample>, Vec<Sample>) =
+        samples.iter().partition(|(w, _)| scatter(*w) & 1 == 0);
+    let mut fitted_on = |sk: &[Elem], sl: &[SlotSpan], on: &[Sample<'a>]| {
+        let c = Cutter::new(sk, sl, cutting);
+        let cut: Vec<(u128, Vec<&str>)> = on
+            .iter()
+            .filter_map(|&(w, t)| cut_sample(&c, t).map(|x| (w, x)))
+            .collect();
+        fit_cut(sk, sl, &cut, groups, base, cache).0
+    };
+    let joined = printer_of(fitted_on(&k2, &s2, &train), &test).learned_permille;
+    let apart = printer_of(fitted_on(skel, slots, &train), &test).learned_permille;
+    if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
+        eprintln!(
+            "  absorbed: {} answers, {uncut} uncut, {} cut now; on the other half {joined} \
+             joined, {apart} apart",
+            samples.len(),
+            now_cut - cut_before
+        );
+    }
+    (joined > apart).then(|| printer_of(fitted_on(&k2, &s2, samples), samples))
+}
+
+/// A skeleton and its slots.
+type Skeleton = (Vec<Elem>, Vec<SlotSpan>);
+
+/// Answers a skeleton cuts, then (reversed) the sum of their cut costs: more answers cut, then
+/// texts the slots know better.
+type CutScore = (usize, std::cmp::Reverse<u64>);
+
+fn cut_score(trial: &Skeleton, samples: &[Sample], cutting: Cutting) -> CutScore {
+    let c = Cutter::new(&trial.0, &trial.1, cutting);
+    let costs: Vec<u32> = samples
+        .iter()
+        .filter_map(|(_, t)| cut_cost(&c, t))
+        .collect();
+    (
+        costs.len(),
+        std::cmp::Reverse(costs.iter().map(|&c| u64::from(c)).sum()),
+    )
+}
+
+/// Runs of fixed text in a skeleton: (first element, end element, the run's text).
+fn anchor_runs(skel: &[Elem]) -> Vec<(usize, usize, String)> {
+    let mut runs = Vec::new();
+    let mut e = 0;
+    while e < skel.len() {
+        let n = skel[e..]
+            .iter()
+            .take_while(|x| matches!(x, Elem::Anchor(_)))
+            .count();
+        if n > 0 {
+            let text: String = skel[e..e + n]
+                .iter()
+                .map(|x| match x {
+                    Elem::Anchor(a) => a.as_str(),
+                    Elem::Slot(_) => "",
+                })
+                .collect();
+            runs.push((e, e + n, text));
+        }
+        e += n.max(1);
+    }
+    runs
+}
+
+/// The skeleton with the anchor run `e0..e1` (text `text`) joined to the slot before it
+/// (`after`) or after it: that slot's known texts each take the run, and the empty text is
+/// known. `None` when no slot stands on that side.
+fn join_run(
+    skel: &[Elem],
+    slots: &[SlotSpan],
+    (e0, e1, text): (usize, usize, &str),
+    after: bool,
+) -> Option<Skeleton> {
+    let k = match (after, e0.checked_sub(1).map(|i| &skel[i]), skel.get(e1)) {
+        (true, Some(Elem::Slot(k)), _) | (false, _, Some(Elem::Slot(k))) => *k,
+        _ => return None,
+    };
+    let mut s2 = slots.to_vec();
+    let mut vocab: HashSet<String> = slots[k]
+        .vocab
+        .iter()
+        .map(|v| {
+            if after {
+                format!("{v}{text}")
+            } else {
+                format!("{text}{v}")
+            }
+        })
+        .collect();
+    vocab.insert(String::new());
+    s2[k].shapes = vocab.iter().map(|v| shape(v)).collect();
+    s2[k].vocab = vocab;
+    let k2: Vec<Elem> = skel[..e0]
+        .iter()
+        .chain(&skel[e1..])
+        .map(|x| match x {
+            Elem::Anchor(a) => Elem::Anchor(a.clone()),
+            Elem::Slot(i) => Elem::Slot(*i),
+        })
+        .collect();
+    Some((k2, s2))
 }
 
 /// What a fitted slot's rule prints for `word`: its number rule's text where it has one that
@@ -3289,6 +3469,51 @@ mod tests {
         ] {
             assert_eq!(p.print(w), toy(w), "word {w:x}");
         }
+    }
+
+    /// A made-up instruction printed as nvdisasm prints SM120 UIMAD.HI: a predicate operand
+    /// (bits 81-83) left out with the `, ` after it at 7 (`UPT`).
+    fn dropped(w: u128) -> String {
+        let a = w >> 16 & 0xff;
+        let p = w >> 81 & 7;
+        let b = w >> 24 & 0xff;
+        let up = if p == 7 {
+            String::new()
+        } else {
+            format!("UP{p}, ")
+        };
+        format!("OP UR{a}, {up}UR{b} ;")
+    }
+
+    #[test]
+    fn an_operand_left_out_with_its_separator_is_learned_from_combinations() {
+        let fixed = !((0xffu128 << 16) | (0xffu128 << 24) | (7u128 << 81));
+        let groups = [0xffu128 << 16, 7u128 << 81, 0xffu128 << 24];
+        let mut words: Vec<u128> = vec![0];
+        // Sweeps from the base never reach 7 in the predicate's bits ...
+        for (g, vals) in [
+            (groups[0], &[1u128, 2, 4, 8, 0x80, 0xff, 3][..]),
+            (groups[1], &[1, 2, 4, 3][..]),
+            (groups[2], &[1, 2, 4, 8, 0x80, 0xff, 3][..]),
+        ] {
+            for &v in vals {
+                words.push(deposit(v, g));
+            }
+        }
+        // ... combinations of every field do.
+        for i in 0..160u128 {
+            words.push(
+                deposit(i * 37 % 251, groups[0])
+                    | deposit(i % 8, groups[1])
+                    | deposit(i * 11 % 253, groups[2]),
+            );
+        }
+        let p = learned_from(fixed, &groups, &words, dropped);
+        assert_eq!(p.learned_permille, 1000);
+        let w = deposit(200, groups[0]) | deposit(7, groups[1]) | deposit(99, groups[2]);
+        assert_eq!(p.print(w), "OP UR200, UR99 ;");
+        let w = deposit(201, groups[0]) | deposit(5, groups[1]) | deposit(98, groups[2]);
+        assert_eq!(p.print(w), "OP UR201, UP5, UR98 ;");
     }
 
     /// A made-up instruction printed as nvdisasm prints UR2UP: a guard (`@P3 `, none at 7),

@@ -364,42 +364,39 @@ fn round(
     }
     let got = answers.ask(&batch)?;
     let mut at = 0;
-    let mut vars = Vec::new();
-    let mut rest = Vec::new();
+    let mut per_bases: Vec<Vec<Vec<Flip>>> = Vec::new();
+    let mut bases_of: Vec<Vec<u128>> = Vec::new();
+    let mut roles_of: Vec<Vec<Role>> = Vec::new();
     for (i, s) in seeds.iter().enumerate() {
         let mut per_base: Vec<Vec<Flip>> = vec![flips0[i].clone()];
         let mut bases = vec![base0[i]];
         for &b in &others[i] {
-            let bt = got[at].text().to_string();
-            let fl = match (text::parse(&bt), got[at].is_legal()) {
-                (Some(p), true) if p.mnemonic == s.mnemonic => got[at + 1..at + 129]
-                    .iter()
-                    .map(|a| probe::classify(&p, &bt, a))
-                    .collect(),
-                _ => Vec::new(),
-            };
+            let fl = flips_on(&got[at..at + 129], &s.mnemonic);
             at += 129;
             if !fl.is_empty() {
                 per_base.push(fl);
                 bases.push(b);
             }
         }
-        let roles: Vec<Role> = (0..128)
-            .map(|b| {
-                let fl: Vec<Flip> = per_base.iter().map(|f| f[b].clone()).collect();
-                if smask >> b & 1 == 1 {
-                    // A scheduling bit every base's form needs at its value (nvdisasm refuses
-                    // any other: a branch's read and write barriers) is a fixed bit; any
-                    // other scheduling bit is the scheduling field's.
-                    return if fl.iter().all(Flip::is_form) {
-                        Role::Fixed
-                    } else {
-                        Role::Nothing
-                    };
-                }
-                probe::role(&fl)
-            })
-            .collect();
+        roles_of.push(roles_from(&per_base, smask));
+        per_bases.push(per_base);
+        bases_of.push(bases);
+    }
+    cleared_bases(
+        seeds,
+        &base0,
+        &mut roles_of,
+        &mut per_bases,
+        &mut bases_of,
+        answers,
+        smask,
+    )?;
+    let mut vars = Vec::new();
+    let mut rest = Vec::new();
+    for (i, s) in seeds.iter().enumerate() {
+        let per_base = &per_bases[i];
+        let bases = bases_of[i].clone();
+        let roles = &roles_of[i];
         let fixed: u128 = roles
             .iter()
             .enumerate()
@@ -423,7 +420,7 @@ fn round(
                 ));
             }
         }
-        let layout = layout::build(&roles, base0[i], &members, &opts.sched, opts.max_group_bits);
+        let layout = layout::build(roles, base0[i], &members, &opts.sched, opts.max_group_bits);
         vars.push(Variant {
             text: write::VariantText {
                 title: s.mnemonic.clone(),
@@ -456,6 +453,119 @@ fn round(
         }
     }
     Ok((vars, rest))
+}
+
+/// The flips of one base from its answer and its 128 flips' answers (`got`: base first), or
+/// nothing when the base is refused or prints another mnemonic.
+fn flips_on(got: &[Answer], mnemonic: &str) -> Vec<Flip> {
+    let bt = got[0].text().to_string();
+    match (text::parse(&bt), got[0].is_legal()) {
+        (Some(p), true) if p.mnemonic == mnemonic => got[1..129]
+            .iter()
+            .map(|a| probe::classify(&p, &bt, a))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Each bit's role from every base's flip of it ([`probe::role`]); a scheduling bit is fixed
+/// only where every base's flip of it is another form.
+fn roles_from(per_base: &[Vec<Flip>], smask: u128) -> Vec<Role> {
+    (0..128)
+        .map(|b| {
+            let fl: Vec<Flip> = per_base.iter().map(|f| f[b].clone()).collect();
+            if smask >> b & 1 == 1 {
+                // A scheduling bit every base's form needs at its value (nvdisasm refuses
+                // any other: a branch's read and write barriers) is a fixed bit; any
+                // other scheduling bit is the scheduling field's.
+                return if fl.iter().all(Flip::is_form) {
+                    Role::Fixed
+                } else {
+                    Role::Nothing
+                };
+            }
+            probe::role(&fl)
+        })
+        .collect()
+}
+
+/// Bits that do nothing on every real base may be hidden by the value of the others (a float
+/// immediate whose real values are all NaN: its low mantissa bits print the same `-QNAN`).
+/// Each variant with such bits gets one more base: its first base with every bit outside the
+/// fixed bits and the scheduling fields cleared (its fixed word with the first base's
+/// scheduling bits). Where that base prints the variant's mnemonic and operand shape, its
+/// flip of a hidden bit gives the bit's role (operand, decoration or guard: SM80 HFMA2's
+/// `.F32`/`.H0_H0` operand swizzles, SM80 STS's `.X4`/`.X8`); a flip it calls another form,
+/// a modifier or nothing leaves the bit as it was. The other bits keep the roles
+/// of the real bases.
+fn cleared_bases(
+    seeds: &[Seed],
+    base0: &[u128],
+    roles_of: &mut [Vec<Role>],
+    per_bases: &mut [Vec<Vec<Flip>>],
+    bases_of: &mut [Vec<u128>],
+    answers: &mut Answers,
+    smask: u128,
+) -> Result<(), SynthError> {
+    // (variant, cleared base, its hidden bits).
+    let mut asked: Vec<(usize, u128, Vec<usize>)> = Vec::new();
+    for (i, roles) in roles_of.iter().enumerate() {
+        let keep: u128 = roles
+            .iter()
+            .enumerate()
+            .filter(|(b, r)| **r == Role::Fixed || smask >> b & 1 == 1)
+            .fold(0u128, |m, (b, _)| m | (1u128 << b));
+        let hidden: Vec<usize> = (0..128)
+            .filter(|&b| roles[b] == Role::Nothing && smask >> b & 1 == 0)
+            .collect();
+        let cleared = base0[i] & keep;
+        if !hidden.is_empty() && !bases_of[i].contains(&cleared) {
+            asked.push((i, cleared, hidden));
+        }
+    }
+    // The cleared bases first: only those that print the variant's mnemonic and operand shape
+    // are flipped, and only at their hidden bits (nvdisasm is slow on refused words, and the
+    // flips of the other bits are refused or known).
+    let words: Vec<u128> = asked.iter().map(|a| a.1).collect();
+    let base_answers = answers.ask(&words)?;
+    asked = asked
+        .into_iter()
+        .zip(&base_answers)
+        .filter(|((i, _, _), a)| {
+            a.is_legal()
+                && text::parse(a.text()).is_some_and(|p| {
+                    p.mnemonic == seeds[*i].mnemonic
+                        && p.signature() == seeds[*i].parsed.signature()
+                })
+        })
+        .map(|(x, _)| x)
+        .collect();
+    let mut batch = Vec::new();
+    for (_, w, hidden) in &asked {
+        batch.push(*w);
+        batch.extend(hidden.iter().map(|&b| w ^ (1u128 << b)));
+    }
+    let got = answers.ask(&batch)?;
+    let mut at = 0;
+    for (i, w, hidden) in asked {
+        let bt = got[at].text().to_string();
+        let parsed = text::parse(&bt).unwrap_or_else(|| seeds[i].parsed.clone());
+        // The flips of the other bits were not asked: they read as nothing.
+        let mut fl = vec![Flip::Nothing; 128];
+        for (k, &b) in hidden.iter().enumerate() {
+            let f = probe::classify(&parsed, &bt, &got[at + 1 + k]);
+            // A modifier bit is left out: its group is enumerated on the first base, where
+            // it prints nothing.
+            if matches!(f, Flip::Guard | Flip::Operand(_) | Flip::Decoration(..)) {
+                roles_of[i][b] = probe::role(std::slice::from_ref(&f));
+            }
+            fl[b] = f;
+        }
+        at += 1 + hidden.len();
+        per_bases[i].push(fl);
+        bases_of[i].push(w);
+    }
+    Ok(())
 }
 
 fn sched_label(s: &SchedLayout, bit: usize) -> String {
