@@ -4833,6 +4833,11 @@ fn float_probes(
     table: &BTreeMap<u128, &str>,
     groups: &[u128],
 ) -> Vec<(NumberRule, HashMap<u128, usize>)> {
+    // A slot no text of which holds a float's token (a decimal number or a float's name)
+    // prints none: nothing to probe (most slots: registers, predicates, modifiers).
+    if !table.values().any(|t| holds_float_token(t)) {
+        return Vec::new();
+    }
     let own = mask & !ctx;
     let mut cands: Vec<u128> = vec![own];
     cands.extend(
@@ -4941,6 +4946,15 @@ fn float_probes(
         ));
     }
     out
+}
+
+/// Whether `text` has a token a float prints as: a decimal number (`0`, `1.5`,
+/// `1.4012984643248170709e-45`) or a float's name (`+INF`, `-QNAN`: [`crate::spec::printer::special_float`]).
+fn holds_float_token(text: &str) -> bool {
+    tokens(text).iter().any(|t| {
+        (t.starts_with(|c: char| c.is_ascii_digit()) && !t.starts_with("0x"))
+            || matches!(*t, "INF" | "QNAN" | "SNAN" | "NAN")
+    })
 }
 
 /// How [`try_float`] reads a candidate's bits.
