@@ -239,3 +239,40 @@ fn description_line_names_the_sources_of_the_words() {
         line(&named, "ISETP")
     );
 }
+
+/// MUFU on SM100 from tests/data/synth/SM100-MUFU.tsv (`synth --arch SM100 --mnemonic MUFU
+/// --record-used FILE`, nvdisasm 13.5.37, corpus/synth/sm100 as of 2026-12-03).
+#[test]
+fn bits_hidden_by_every_real_base_are_found_on_the_cleared_base() {
+    let arch: Arch = "SM100".parse().unwrap();
+    let rec = read_entries("tests/data/synth/SM100-MUFU.tsv").unwrap();
+    // The real MUFU words: those of corpus/synth/sm100 recorded with a MUFU text.
+    let mufu: HashSet<u128> = rec
+        .iter()
+        .filter(|e| {
+            e.answer.is_legal() && synth::mnemonic_of(e.answer.text()).as_deref() == Some("MUFU")
+        })
+        .map(|e| e.word)
+        .collect();
+    let cubins: Vec<std::path::PathBuf> = std::fs::read_dir("corpus/synth/sm100")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cubin"))
+        .collect();
+    let words: Vec<u128> = synth::corpus_words(&cubins, arch)
+        .unwrap()
+        .into_iter()
+        .filter(|w| mufu.contains(w))
+        .collect();
+    let mut answers = Answers::new(arch, rec, None);
+    let mut opts = Options::new(arch);
+    opts.mnemonics = vec!["MUFU".into()];
+    let out = synth::synthesize(&words, &mut answers, &opts).unwrap();
+    let t = parse_table("MUFU.txt", &out.tables[0].text).unwrap();
+    let v = t.variants.iter().find(|v| v.key == "MUFU_R_F").unwrap();
+    // Every real float immediate is -QNAN (0xffc00000): flipping its mantissa bits 32-53
+    // prints -QNAN again. On the base with its fields cleared (`MUFU.COS R0, 0`) bit 32
+    // prints 1.4012984643248170709e-45: the immediate is bits 32-63, not 54-63.
+    assert_eq!(bits(v, "operand 1"), [(32, 63)]);
+    assert_eq!(v.distilled, "@P0 MUFU.COS R0, 0 ;");
+}
