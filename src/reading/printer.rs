@@ -544,6 +544,7 @@ type Skeleton = (Vec<Elem>, Vec<SlotSpan>);
 /// texts the slots know better.
 type CutScore = (usize, std::cmp::Reverse<u64>);
 
+/// The [`CutScore`] of a trial skeleton over `samples`.
 fn cut_score(trial: &Skeleton, samples: &[Sample], cutting: Cutting) -> CutScore {
     let c = Cutter::new(&trial.0, &trial.1, cutting);
     let costs: Vec<u32> = samples

@@ -10,7 +10,8 @@
 //! 3. per seed, single-bit flips of a first base word (the seed's word with the fewest bits
 //!    set outside the scheduling fields), then of up to `max_bases - 1` other real words that
 //!    agree with it on the bits its flips call the form's (the most different first); each
-//!    bit's role from all flips ([`probe`]);
+//!    bit's role from all flips ([`probe`]); bits no real base shows are flipped once more on
+//!    the first base with its non-fixed bits cleared (`cleared_bases`);
 //! 4. **the variant rule**: a variant is the set of real words of one mnemonic and operand
 //!    shape that agree on the fixed bits those flips find (refused with no constraint table
 //!    named, another mnemonic, another shape). The words of a seed its first variant does not
