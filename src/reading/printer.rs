@@ -402,10 +402,14 @@ fn learn_at<'a>(
         settle_paired(&mut skel, k, &slots, &samples, cutting);
     }
     let cutter = Cutter::new(&skel, &slots, cutting);
-    let cut: Vec<(u128, Vec<&str>)> = samples
-        .iter()
-        .filter_map(|&(w, t)| cut_sample(&cutter, t).map(|c| (w, c)))
-        .collect();
+    let mut cut: Vec<(u128, Vec<&str>)> = Vec::with_capacity(samples.len());
+    let mut uncut: Vec<&str> = Vec::new();
+    for &(w, t) in &samples {
+        match cut_sample(&cutter, t) {
+            Some(c) => cut.push((w, c)),
+            None => uncut.push(t),
+        }
+    }
     if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
         eprintln!("  skeleton {:?}", skel);
         for (w, c) in cut.iter().take(3) {
@@ -441,7 +445,7 @@ fn learn_at<'a>(
             &skel,
             &slots,
             &samples,
-            cut.len(),
+            &uncut,
             (groups, base.0, cutting),
             cache,
         )
@@ -460,7 +464,8 @@ const MIN_UNCUT_PERMILLE: usize = 10;
 /// two or three answers would otherwise be learned by heart as one fixed text.
 const MIN_UNCUT_ANSWERS: usize = 8;
 
-/// A printer whose slot takes the fixed text beside it, when answers leave both out: nvdisasm
+/// A printer whose slot takes the fixed text beside it, when answers leave both out (`failing`:
+/// the texts of `samples` the skeleton does not cut): nvdisasm
 /// drops an operand at its default value with the separator after it (SM120 UIMAD.HI's
 /// `UPT, `: `UR0, UP3, UR1` but `UR0, UR1`), which the skeleton's fixed `, ` cannot cut.
 /// Tried where at least [`MIN_UNCUT_PERMILLE`] of the answers, and [`MIN_UNCUT_ANSWERS`],
@@ -475,20 +480,15 @@ fn absorbed<'a>(
     skel: &[Elem],
     slots: &[SlotSpan],
     samples: &[Sample<'a>],
-    cut_before: usize,
+    failing: &[&str],
     (groups, base, cutting): (&[u128], u128, Cutting),
     cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
-    let uncut = samples.len() - cut_before;
+    let uncut = failing.len();
     if uncut < MIN_UNCUT_ANSWERS || uncut * 1000 < samples.len() * MIN_UNCUT_PERMILLE {
         return None;
     }
-    let cutter = Cutter::new(skel, slots, cutting);
-    let failing: Vec<&str> = samples
-        .iter()
-        .filter(|(_, t)| cut_sample(&cutter, t).is_none())
-        .map(|(_, t)| *t)
-        .collect();
+    let cut_before = samples.len() - uncut;
     let runs = anchor_runs(skel);
     let mut best: Option<(CutScore, Skeleton)> = None;
     for (e0, e1, text) in &runs {
@@ -559,14 +559,9 @@ fn cut_score(trial: &Skeleton, samples: &[Sample], cutting: Cutting) -> CutScore
 
 /// Runs of fixed text in a skeleton: (first element, end element, the run's text).
 fn anchor_runs(skel: &[Elem]) -> Vec<(usize, usize, String)> {
-    let mut runs = Vec::new();
-    let mut e = 0;
-    while e < skel.len() {
-        let n = skel[e..]
-            .iter()
-            .take_while(|x| matches!(x, Elem::Anchor(_)))
-            .count();
-        if n > 0 {
+    runs_of(skel, |x| matches!(x, Elem::Anchor(_)))
+        .into_iter()
+        .map(|(e, n)| {
             let text: String = skel[e..e + n]
                 .iter()
                 .map(|x| match x {
@@ -574,7 +569,19 @@ fn anchor_runs(skel: &[Elem]) -> Vec<(usize, usize, String)> {
                     Elem::Slot(_) => "",
                 })
                 .collect();
-            runs.push((e, e + n, text));
+            (e, e + n, text)
+        })
+        .collect()
+}
+
+/// Maximal runs of skeleton elements that `is` holds for: (first element, length).
+fn runs_of(skel: &[Elem], is: impl Fn(&Elem) -> bool) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut e = 0;
+    while e < skel.len() {
+        let n = skel[e..].iter().take_while(|x| is(x)).count();
+        if n > 0 {
+            runs.push((e, n));
         }
         e += n.max(1);
     }
@@ -609,14 +616,7 @@ fn join_run(
     vocab.insert(String::new());
     s2[k].shapes = vocab.iter().map(|v| shape(v)).collect();
     s2[k].vocab = vocab;
-    let k2: Vec<Elem> = skel[..e0]
-        .iter()
-        .chain(&skel[e1..])
-        .map(|x| match x {
-            Elem::Anchor(a) => Elem::Anchor(a.clone()),
-            Elem::Slot(i) => Elem::Slot(*i),
-        })
-        .collect();
+    let k2: Vec<Elem> = skel[..e0].iter().chain(&skel[e1..]).cloned().collect();
     Some((k2, s2))
 }
 
@@ -2147,19 +2147,10 @@ fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> 
 /// Runs of two or more slots side by side in the skeleton (no fixed text between): the
 /// skeleton index of each run's first slot -> the run's length.
 fn slot_runs(skel: &[Elem]) -> HashMap<usize, usize> {
-    let mut runs = HashMap::default();
-    let mut e = 0;
-    while e < skel.len() {
-        let n = skel[e..]
-            .iter()
-            .take_while(|x| matches!(x, Elem::Slot(_)))
-            .count();
-        if n >= 2 {
-            runs.insert(e, n);
-        }
-        e += n.max(1);
-    }
-    runs
+    runs_of(skel, |x| matches!(x, Elem::Slot(_)))
+        .into_iter()
+        .filter(|&(_, n)| n >= 2)
+        .collect()
 }
 
 /// Slots side by side as one joined slot ([`fit_joined`] over their bits and their texts

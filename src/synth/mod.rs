@@ -398,11 +398,7 @@ fn round(
         let per_base = &per_bases[i];
         let bases = bases_of[i].clone();
         let roles = &roles_of[i];
-        let fixed: u128 = roles
-            .iter()
-            .enumerate()
-            .filter(|(b, r)| **r == Role::Fixed && smask >> b & 1 == 0)
-            .fold(0u128, |m, (b, _)| m | (1u128 << b));
+        let fixed = fixed_bits(roles) & !smask;
         let (members, left): (Vec<u128>, Vec<u128>) =
             s.words.iter().partition(|&&w| (w ^ base0[i]) & fixed == 0);
         let mut notes = Vec::new();
@@ -490,6 +486,15 @@ fn roles_from(per_base: &[Vec<Flip>], smask: u128) -> Vec<Role> {
         .collect()
 }
 
+/// The bits whose role is [`Role::Fixed`], as a mask.
+fn fixed_bits(roles: &[Role]) -> u128 {
+    roles
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| **r == Role::Fixed)
+        .fold(0u128, |m, (b, _)| m | (1u128 << b))
+}
+
 /// Bits that do nothing on every real base may be hidden by the value of the others (a float
 /// immediate whose real values are all NaN: its low mantissa bits print the same `-QNAN`).
 /// Each variant with such bits gets one more base: its first base with every bit outside the
@@ -511,11 +516,7 @@ fn cleared_bases(
     // (variant, cleared base, its hidden bits).
     let mut asked: Vec<(usize, u128, Vec<usize>)> = Vec::new();
     for (i, roles) in roles_of.iter().enumerate() {
-        let keep: u128 = roles
-            .iter()
-            .enumerate()
-            .filter(|(b, r)| **r == Role::Fixed || smask >> b & 1 == 1)
-            .fold(0u128, |m, (b, _)| m | (1u128 << b));
+        let keep = fixed_bits(roles) | smask;
         let hidden: Vec<usize> = (0..128)
             .filter(|&b| roles[b] == Role::Nothing && smask >> b & 1 == 0)
             .collect();
@@ -529,32 +530,29 @@ fn cleared_bases(
     // flips of the other bits are refused or known).
     let words: Vec<u128> = asked.iter().map(|a| a.1).collect();
     let base_answers = answers.ask(&words)?;
-    asked = asked
+    // (variant, cleared base, its hidden bits, its text parsed, its text).
+    let shown: Vec<_> = asked
         .into_iter()
         .zip(&base_answers)
-        .filter(|((i, _, _), a)| {
-            a.is_legal()
-                && text::parse(a.text()).is_some_and(|p| {
-                    p.mnemonic == seeds[*i].mnemonic
-                        && p.signature() == seeds[*i].parsed.signature()
-                })
+        .filter(|(_, a)| a.is_legal())
+        .filter_map(|((i, w, hidden), a)| {
+            let p = text::parse(a.text())?;
+            (p.mnemonic == seeds[i].mnemonic && p.signature() == seeds[i].parsed.signature())
+                .then(|| (i, w, hidden, p, a.text()))
         })
-        .map(|(x, _)| x)
         .collect();
     let mut batch = Vec::new();
-    for (_, w, hidden) in &asked {
+    for (_, w, hidden, _, _) in &shown {
         batch.push(*w);
         batch.extend(hidden.iter().map(|&b| w ^ (1u128 << b)));
     }
     let got = answers.ask(&batch)?;
     let mut at = 0;
-    for (i, w, hidden) in asked {
-        let bt = got[at].text().to_string();
-        let parsed = text::parse(&bt).unwrap_or_else(|| seeds[i].parsed.clone());
+    for (i, w, hidden, parsed, bt) in shown {
         // The flips of the other bits were not asked: they read as nothing.
         let mut fl = vec![Flip::Nothing; 128];
         for (k, &b) in hidden.iter().enumerate() {
-            let f = probe::classify(&parsed, &bt, &got[at + 1 + k]);
+            let f = probe::classify(&parsed, bt, &got[at + 1 + k]);
             // A modifier bit is left out: its group is enumerated on the first base, where
             // it prints nothing.
             if matches!(f, Flip::Guard | Flip::Operand(_) | Flip::Decoration(..)) {
