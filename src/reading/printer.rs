@@ -229,7 +229,7 @@ fn missed_form(v: &crate::spec::Variant, printer: &Printer, samples: &[Sample]) 
 fn misses(printer: &Printer, samples: &[Sample]) -> Vec<bool> {
     samples
         .iter()
-        .map(|&(w, t)| !t.is_empty() && printer.print(w) != t)
+        .map(|&(w, t)| !t.is_empty() && printer.slots_text(w) != t)
         .collect()
 }
 
@@ -636,6 +636,11 @@ fn rule_text(slot: &Slot, word: u128) -> String {
     s
 }
 
+/// Whether some answer of `samples` holds two spaces in a row ([`Printer::double_spaces`]).
+fn double_spaces(samples: &[Sample]) -> bool {
+    samples.iter().any(|(_, t)| t.contains("  "))
+}
+
 /// The printer of `slots`, with the share of `samples` it prints right.
 fn printer_of(slots: Vec<Slot>, samples: &[Sample]) -> Printer {
     let mut p = Printer {
@@ -643,8 +648,12 @@ fn printer_of(slots: Vec<Slot>, samples: &[Sample]) -> Printer {
         learned_permille: 0,
         form_mask: 0,
         forms: Vec::new(),
+        double_spaces: double_spaces(samples),
     };
-    let ok = samples.iter().filter(|(w, t)| p.print(*w) == *t).count();
+    let ok = samples
+        .iter()
+        .filter(|(w, t)| p.slots_text(*w) == *t)
+        .count();
     p.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
     p
 }
@@ -963,9 +972,13 @@ fn learn_forms<'a>(
         learned_permille: 0,
         form_mask: form,
         forms,
+        double_spaces: double_spaces(samples),
     };
     share_slots(&mut p);
-    let ok = samples.iter().filter(|(w, t)| p.print(*w) == *t).count();
+    let ok = samples
+        .iter()
+        .filter(|(w, t)| p.slots_text(*w) == *t)
+        .count();
     p.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
     Some(p)
 }
@@ -3907,11 +3920,13 @@ mod tests {
             learned_permille: 0,
             form_mask: 0,
             forms: vec![],
+            double_spaces: false,
         };
         let mut p = Printer {
             slots: vec![],
             learned_permille: 0,
             form_mask: 1,
+            double_spaces: false,
             forms: vec![
                 (Key(0), leaf(slot(&[(0, "@P0 "), (7, "")]))),
                 (Key(1), leaf(slot(&[(0, "@P0 "), (1, "@P1 ")]))),
@@ -3926,6 +3941,45 @@ mod tests {
         share_slots(&mut p);
         assert_eq!(p.print(0x10), "");
         assert_eq!(p.print(0x11), "@P1 ");
+    }
+
+    #[test]
+    fn a_name_s_space_and_the_space_before_the_semicolon_print_as_one() {
+        // SM120 UF2I (nvdisasm 13.5.37): `UR0, -QNAN ;` with scheduling bits 0 and with any
+        // set, `UR0, -1486 ;` only with some set. Learned side by side, the number's slot
+        // gives `-QNAN ` and the scheduling slot ` `.
+        let slot = |mask: u128, texts: &[(u128, &str)]| Slot {
+            mask,
+            texts: texts
+                .iter()
+                .map(|(k, t)| (Key(*k), t.to_string()))
+                .collect(),
+            number: None,
+            otherwise: None,
+            joined: None,
+        };
+        let mut p = Printer {
+            slots: vec![
+                slot(0b11, &[(0, "UF2I UR0, -QNAN "), (1, "UF2I UR0, -1486")]),
+                slot(0b100, &[(0, ""), (1, " ")]),
+                slot(0b1000, &[(0, ";")]),
+            ],
+            learned_permille: 0,
+            form_mask: 0,
+            forms: vec![],
+            double_spaces: double_spaces(&[(0, "UF2I UR0, -QNAN ;")]),
+        };
+        assert_eq!(p.print(0b000), "UF2I UR0, -QNAN ;");
+        assert_eq!(p.print(0b100), "UF2I UR0, -QNAN ;");
+        assert_eq!(p.print(0b101), "UF2I UR0, -1486 ;");
+        assert_eq!(p.print(0b001), "UF2I UR0, -1486;");
+        // Learned from answers that hold two spaces in a row, the slots print as they are.
+        p.double_spaces = double_spaces(&[(0, "X  ;")]);
+        assert_eq!(p.print(0b100), "UF2I UR0, -QNAN  ;");
+        let mut out = String::from("kept  ");
+        p.double_spaces = false;
+        p.print_into(0b100, &mut out);
+        assert_eq!(out, "kept  UF2I UR0, -QNAN ;");
     }
 }
 
@@ -4181,7 +4235,8 @@ fn fit_variant(
     let (val, fit): (Vec<Sample>, Vec<Sample>) = samples
         .iter()
         .partition(|(w, _)| PRINTER_SET_ASIDE && set_aside(*w));
-    let right = |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.print(*w) == *t).count();
+    let right =
+        |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.slots_text(*w) == *t).count();
     // Both ways of cutting answers and both ways of choosing the base word are tried; the
     // one right on more set-aside answers is kept (ties to cutting by slot texts, then to the
     // fewest-bits base). The trials share the slots they cut alike (one cache).
@@ -4489,32 +4544,10 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     // Pairs for the groups no answer shows alone: a legal word with the group set, again with
     // it cleared.
     let placed: u128 = spans.iter().fold(0, |m, s| m | s.mask);
-    let mut pairs: Vec<u128> = Vec::new();
+    let unplaced: Vec<u128> = split.into_iter().filter(|g| g & placed == 0).collect();
     let mut scattered: Vec<u128> = samples.iter().map(|(w, _)| *w).collect();
     scattered.sort_by_key(|&w| (scatter(w), w));
-    for g in split {
-        if g & placed != 0 {
-            continue;
-        }
-        // Answers in a scattered order, not the word's: the lowest words with a bit set share
-        // their other bits, and a bit that prints only beside another (a reuse bit beside the
-        // yield bit, SM103 SHF bit 124 beside 109) was never set with it in the first 8.
-        let clear = |m: u128, n: usize| {
-            scattered
-                .iter()
-                .filter(move |w| *w & m != 0)
-                .take(n)
-                .map(move |w| w & !m)
-        };
-        pairs.extend(clear(g, 16));
-        // Bit by bit too: each bit can print at its own place (a reuse field).
-        if g.count_ones() <= MAX_PAIRED_BITS {
-            for b in bits_of(g) {
-                pairs.extend(clear(b, 8));
-            }
-        }
-    }
-    let mut out = pairs;
+    let mut out = clearing_pairs(&unplaced, &scattered);
     // Sweeps around the base answer itself, where it is not the table's fixed word (on an
     // arch where the fixed word is illegal, no recorded sweep went around a legal word).
     if base.0 & !v.fixed_mask != 0 {
@@ -4561,6 +4594,33 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Pairs for the groups no answer shows alone (`groups`): a legal word of `scattered` with
+/// the group set, again with it cleared; 16 per group and 8 per bit of a group of at most
+/// [`MAX_PAIRED_BITS`] bits (each bit can print at its own place: a reuse field).
+/// `scattered` are the answers' words in a scattered order, not the word's: the lowest words
+/// with a bit set share their other bits, and a bit that prints only beside another (a reuse
+/// bit beside the yield bit, SM103 SHF bit 124 beside 109) was never set with it in the
+/// first 8.
+fn clearing_pairs(groups: &[u128], scattered: &[u128]) -> Vec<u128> {
+    let clear = |m: u128, n: usize| {
+        scattered
+            .iter()
+            .filter(move |w| *w & m != 0)
+            .take(n)
+            .map(move |w| w & !m)
+    };
+    let mut pairs = Vec::new();
+    for &g in groups {
+        pairs.extend(clear(g, 16));
+        if g.count_ones() <= MAX_PAIRED_BITS {
+            for b in bits_of(g) {
+                pairs.extend(clear(b, 8));
+            }
+        }
+    }
+    pairs
 }
 
 /// Sweeps around each value of the form bits `form` the answers show: the word with the

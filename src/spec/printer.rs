@@ -26,6 +26,14 @@ pub struct Printer {
     /// One printer per value of the form bits seen, sorted by key (empty without form bits).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<(Key, Printer)>,
+    /// Some answer it was learned from holds two spaces in a row: the text is printed as the
+    /// slots give it. Otherwise (the default) a run of spaces prints as one: nvdisasm 13.5.37
+    /// wrote none of 2,006,544 recorded legal answers (bundled oracle/, 102 synthesised
+    /// tables' workspaces, tests/data) with two, and a float name's own trailing space meets
+    /// the space before `;` as one (SM80 MUFU `+QNAN ;` whatever the scheduling bits; SM120
+    /// UF2I `-1486 ;`), which two slots learned side by side would print twice.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub double_spaces: bool,
 }
 
 fn is_zero(v: &u128) -> bool {
@@ -222,8 +230,28 @@ pub fn pext(word: u128, mask: u128) -> u128 {
 }
 
 impl Printer {
-    /// The text of `word` (a word of the variant this printer was learned for).
+    /// The text of `word` (a word of the variant this printer was learned for), appended to
+    /// `out`; runs of spaces printed as one unless [`Printer::double_spaces`].
     pub fn print_into(&self, word: u128, out: &mut String) {
+        let start = out.len();
+        self.print_slots(word, out);
+        if !self.double_spaces {
+            squeeze_spaces(out, start);
+        }
+    }
+
+    /// The slots' texts of `word` put together as they are (no run of spaces made one): what
+    /// the learner weighs a printer by, so that where a slot's trailing space and the next
+    /// slot's space print as one it still learns which slot prints it
+    /// ([`crate::reading::printer`]).
+    pub fn slots_text(&self, word: u128) -> String {
+        let mut s = String::with_capacity(64);
+        self.print_slots(word, &mut s);
+        s
+    }
+
+    /// The slots' texts of `word` (of the form's printer, with form bits), as they are.
+    fn print_slots(&self, word: u128, out: &mut String) {
         if self.form_mask != 0 {
             let key = Key(pext(word, self.form_mask));
             let i = self
@@ -231,7 +259,7 @@ impl Printer {
                 .binary_search_by_key(&key, |(k, _)| *k)
                 .unwrap_or(0);
             if let Some((_, p)) = self.forms.get(i) {
-                p.print_into(word, out);
+                p.print_slots(word, out);
             }
             return;
         }
@@ -246,6 +274,21 @@ impl Printer {
         self.print_into(word, &mut s);
         s
     }
+}
+
+/// `out` with every run of spaces from byte `from` on made one space.
+fn squeeze_spaces(out: &mut String, from: usize) {
+    if !out[from..].contains("  ") {
+        return;
+    }
+    let mut squeezed = String::with_capacity(out.len() - from);
+    for c in out[from..].chars() {
+        if !(c == ' ' && squeezed.ends_with(' ')) {
+            squeezed.push(c);
+        }
+    }
+    out.truncate(from);
+    out.push_str(&squeezed);
 }
 
 impl Slot {
