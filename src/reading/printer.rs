@@ -460,6 +460,15 @@ fn learn_at<'a>(
 /// tries anything.
 const MIN_UNCUT_PERMILLE: usize = 10;
 
+/// Most share of the answers, in per mille, that may fail to cut for [`absorbed`] to try
+/// (one in three): an operand left out at one value of its field fails a part of the answers
+/// (SM90 UIMAD, `UPT` one value in eight: 114 of 1972 and 452 of 4029 uncut; SM90 I2F 427 of
+/// 1485), while a skeleton that fails more is a form's skeleton given answers of another
+/// shape, and a joining that cuts them learns them by heart inside the form (SM80 HADD2's
+/// `c[0x0] [-0x1720]` for every bank and offset: 862 of 2485 and 2365 of 3765 uncut, check
+/// split 99.58% -> 93.80% with the joining; SM80 F2F 86.77% -> 71.10%).
+const MAX_UNCUT_PERMILLE: usize = 333;
+
 /// Fewest answers that must fail to cut before [`absorbed`] tries anything: a form seen in
 /// two or three answers would otherwise be learned by heart as one fixed text.
 const MIN_UNCUT_ANSWERS: usize = 8;
@@ -469,7 +478,7 @@ const MIN_UNCUT_ANSWERS: usize = 8;
 /// drops an operand at its default value with the separator after it (SM120 UIMAD.HI's
 /// `UPT, `: `UR0, UP3, UR1` but `UR0, UR1`), which the skeleton's fixed `, ` cannot cut.
 /// Tried where at least [`MIN_UNCUT_PERMILLE`] of the answers, and [`MIN_UNCUT_ANSWERS`],
-/// fail to cut: each run of fixed
+/// fail to cut, and at most [`MAX_UNCUT_PERMILLE`]: each run of fixed
 /// text that some uncut answer holds fewer times than the skeleton does is joined to the slot
 /// after it or before it (every place and side); the slot's known texts take the run (and
 /// nothing, for the left-out value). The joining that cuts the most answers, then at the least
@@ -485,7 +494,10 @@ fn absorbed<'a>(
     cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
     let uncut = failing.len();
-    if uncut < MIN_UNCUT_ANSWERS || uncut * 1000 < samples.len() * MIN_UNCUT_PERMILLE {
+    if uncut < MIN_UNCUT_ANSWERS
+        || uncut * 1000 < samples.len() * MIN_UNCUT_PERMILLE
+        || uncut * 1000 > samples.len() * MAX_UNCUT_PERMILLE
+    {
         return None;
     }
     let cut_before = samples.len() - uncut;
