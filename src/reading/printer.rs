@@ -2091,8 +2091,12 @@ fn cut_dp<'t>(
             }
         }
     }
+    let reachable = reachable_cuts(cutter, &toks);
     for i in (0..e).rev() {
         for p in (0..=n).rev() {
+            if !reachable[i * w + p] {
+                continue;
+            }
             match (&skel[i], &cutter.known[i]) {
                 (Elem::Anchor(a), _) => {
                     if p < n && toks[p] == a && best[(i + 1) * w + p + 1] < INF {
@@ -2153,6 +2157,40 @@ fn cut_dp<'t>(
         p = q;
     }
     Some((best[0], out))
+}
+
+/// The states of [`cut_dp`] a cut of the whole answer can pass through: entry `i * (n + 1)
+/// + p` (`n` tokens in `toks`) is set when `skel[..i]` can match `toks[..p]` (anchors equal
+/// to their tokens, a slot over at most [`MAX_SLOT_TOKENS`] tokens). The best cut from any
+/// other state is never asked for, so [`cut_dp`] skips it.
+fn reachable_cuts(cutter: &Cutter, toks: &[&str]) -> Vec<bool> {
+    let n = toks.len();
+    let w = n + 1;
+    let e = cutter.skel.len();
+    let mut reach = vec![false; (e + 1) * w];
+    reach[0] = true;
+    for (i, el) in cutter.skel.iter().enumerate() {
+        let (now, next) = reach[i * w..(i + 2) * w].split_at_mut(w);
+        match (el, &cutter.known[i]) {
+            (Elem::Anchor(a), _) => {
+                for p in 0..n {
+                    next[p + 1] = now[p] && toks[p] == a;
+                }
+            }
+            (Elem::Slot(_), Some(_)) => {
+                // From each reachable p, every q in p..=p + MAX_SLOT_TOKENS.
+                let mut until = None;
+                for q in 0..=n {
+                    if now[q] {
+                        until = Some(q + MAX_SLOT_TOKENS);
+                    }
+                    next[q] = until.is_some_and(|u| q <= u);
+                }
+            }
+            (Elem::Slot(_), None) => {}
+        }
+    }
+    reach
 }
 
 /// Learns one slot's text function from (word, text) pairs: the plain fit ([`fit_plain`]),
@@ -3073,8 +3111,13 @@ fn fit_number(
         .iter()
         .map(|(&k, t)| (deposit(k, mask) | base & gaps, parse_number(t)))
         .collect();
+    // Values whose text holds a number: no rule explains more of them.
+    let parsed = entries.iter().filter(|(_, p)| p.is_some()).count();
     let mut best: Option<(usize, NumberRule)> = None;
     for num in cands {
+        if best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
+            break;
+        }
         // Per value: the candidate's bits, and the slot's other bits (which pick the affixes).
         let bits: Vec<(u128, u128)> = entries
             .iter()
@@ -3082,13 +3125,20 @@ fn fit_number(
             .collect();
         for signed in [false, true] {
             for scale in [1u32, 2, 4, 8, 16] {
-                for offset in [0, common_offset(num, signed, scale, &entries, &bits)] {
-                    if let Some((hits, rule)) =
-                        try_rule((num, signed, scale, offset), &entries, &bits)
-                        && best.as_ref().is_none_or(|(h, _)| hits > *h)
-                    {
-                        best = Some((hits, rule));
-                    }
+                let plain = (num, signed, scale, 0);
+                let plain_matched = matched(plain, &entries, &bits);
+                keep_better(&mut best, plain, plain_matched, &entries, &bits);
+                // Another offset matches only values the plain rule misses: it is worth
+                // looking for when they could be more than the best rule's hits.
+                let missed = parsed - plain_matched;
+                if missed < MIN_COMMON_OFFSET || best.as_ref().is_some_and(|(h, _)| missed <= *h) {
+                    continue;
+                }
+                let offset = common_offset(num, signed, scale, &entries, &bits);
+                if offset != 0 {
+                    let shifted = (num, signed, scale, offset);
+                    let shifted_matched = matched(shifted, &entries, &bits);
+                    keep_better(&mut best, shifted, shifted_matched, &entries, &bits);
                 }
             }
         }
@@ -3193,10 +3243,10 @@ fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
 }
 
 /// The most common difference between the printed number and the scaled value over the
-/// texts of the slot's value table (0 when it is not shared by at least 4 values): a branch
-/// target printed as the next word's address plus the offset (`BRA 0x10` for offset 0 at
-/// address 0). `entries` are the table's values as [`fit_number`] prepares them, `bits` each
-/// one's bits of `num` and of the rest of the slot.
+/// texts of the slot's value table (0 when it is not shared by at least
+/// [`MIN_COMMON_OFFSET`] values): a branch target printed as the next word's address plus
+/// the offset (`BRA 0x10` for offset 0 at address 0). `entries` are the table's values as
+/// [`fit_number`] prepares them, `bits` each one's bits of `num` and of the rest of the slot.
 fn common_offset(
     num: u128,
     signed: bool,
@@ -3215,10 +3265,54 @@ fn common_offset(
     }
     count
         .into_iter()
-        .filter(|&(d, c)| c >= 4 && d != 0)
+        .filter(|&(d, c)| c >= MIN_COMMON_OFFSET && d != 0)
         .max_by_key(|&(d, c)| (c, std::cmp::Reverse(d.abs())))
         .and_then(|(d, _)| i64::try_from(d).ok())
         .unwrap_or(0)
+}
+
+/// Fewest values that must share an offset for [`common_offset`] to give it.
+const MIN_COMMON_OFFSET: usize = 4;
+
+/// How many values of `entries` (`bits`: each one's bits, as [`fit_number`] prepares them)
+/// print the number the rule `(num, signed, scale, offset)` gives: no affixes found for the
+/// rule can explain more values ([`try_rule`]'s hits).
+fn matched(
+    (num, signed, scale, offset): (u128, bool, u32, i64),
+    entries: &[(u128, Option<ParsedNumber>)],
+    bits: &[(u128, u128)],
+) -> usize {
+    let probe = probe_rule(num, signed, scale, offset);
+    entries
+        .iter()
+        .zip(bits)
+        .filter(|((_, parsed), (v, _))| {
+            parsed.is_some_and(|(_, neg, n, _, _)| {
+                let printed = if neg { -(n as i128) } else { n as i128 };
+                printed == probe.value_of_bits(*v)
+            })
+        })
+        .count()
+}
+
+/// Replaces `best` by [`try_rule`]'s rule for `rule` when it has more hits. `matched` is
+/// [`matched`] for `rule`, a bound on its hits: the affixes are only tallied when the bound
+/// could beat `best` (the result is the same; the tally is the costly part).
+fn keep_better<'a>(
+    best: &mut Option<(usize, NumberRule)>,
+    rule: (u128, bool, u32, i64),
+    matched: usize,
+    entries: &[(u128, Option<ParsedNumber<'a>>)],
+    bits: &[(u128, u128)],
+) {
+    if matched == 0 || best.as_ref().is_some_and(|(h, _)| matched <= *h) {
+        return;
+    }
+    if let Some((hits, r)) = try_rule(rule, entries, bits)
+        && best.as_ref().is_none_or(|(h, _)| hits > *h)
+    {
+        *best = Some((hits, r));
+    }
 }
 
 fn try_rule<'a>(
