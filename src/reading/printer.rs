@@ -4009,10 +4009,10 @@ mod tests {
         assert_eq!(group_values(0x7).len(), 7);
     }
 
-    #[test]
-    fn slots_of_the_same_bits_share_texts_across_forms() {
-        let slot = |texts: &[(u128, &str)]| Slot {
-            mask: 0xf0,
+    /// A slot of bits `mask` that prints only its listed values' texts.
+    fn table_slot(mask: u128, texts: &[(u128, &str)]) -> Slot {
+        Slot {
+            mask,
             texts: texts
                 .iter()
                 .map(|(k, t)| (Key(*k), t.to_string()))
@@ -4020,7 +4020,12 @@ mod tests {
             number: None,
             otherwise: None,
             joined: None,
-        };
+        }
+    }
+
+    #[test]
+    fn slots_of_the_same_bits_share_texts_across_forms() {
+        let slot = |texts: &[(u128, &str)]| table_slot(0xf0, texts);
         let leaf = |s: Slot| Printer {
             slots: vec![s],
             learned_permille: 0,
@@ -4054,16 +4059,7 @@ mod tests {
         // SM120 UF2I (nvdisasm 13.5.37): `UR0, -QNAN ;` with scheduling bits 0 and with any
         // set, `UR0, -1486 ;` only with some set. Learned side by side, the number's slot
         // gives `-QNAN ` and the scheduling slot ` `.
-        let slot = |mask: u128, texts: &[(u128, &str)]| Slot {
-            mask,
-            texts: texts
-                .iter()
-                .map(|(k, t)| (Key(*k), t.to_string()))
-                .collect(),
-            number: None,
-            otherwise: None,
-            joined: None,
-        };
+        let slot = table_slot;
         let mut p = Printer {
             slots: vec![
                 slot(0b11, &[(0, "UF2I UR0, -QNAN "), (1, "UF2I UR0, -1486")]),
