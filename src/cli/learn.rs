@@ -430,6 +430,7 @@ fn archs_nvdisasm_takes(
         Ok(nv) => nv,
         Err(_) => return out, // the first recording step names the missing nvdisasm
     };
+    eprintln!("learn: nvdisasm {} ({})", nv.path().display(), nv.version());
     for t in tables {
         let (Some(arch), Some(v)) = (t.arch, t.variants.first()) else {
             continue;
