@@ -14,19 +14,34 @@ mod common;
 use common::recorded_cubins;
 
 fn synthesise() -> synth::Outcome {
+    synthesise_sm90("tests/data/synth/SM90-S2R-ISETP.tsv", &["S2R", "ISETP"])
+}
+
+/// `synth` of `mnemonics` on SM90 from a recording (`--record-used FILE`) that holds the real
+/// words of those mnemonics only, of the cubins [`recorded_cubins`] names.
+fn synthesise_sm90(file: &str, mnemonics: &[&str]) -> synth::Outcome {
     let arch: Arch = "SM90".parse().unwrap();
-    let rec = read_entries("tests/data/synth/SM90-S2R-ISETP.tsv").unwrap();
+    let rec = read_entries(file).unwrap();
     let recorded: HashSet<u128> = rec.iter().map(|e| e.word).collect();
-    // The recording holds the real words of these two mnemonics only.
     let words: Vec<u128> = synth::corpus_words(&recorded_cubins(), arch)
         .unwrap()
         .into_iter()
         .filter(|w| recorded.contains(w))
         .collect();
+    synthesise_recorded(arch, rec, &words, mnemonics)
+}
+
+/// `synth` of `mnemonics` on `arch` from the real `words`, nvdisasm's answers all in `rec`.
+fn synthesise_recorded(
+    arch: Arch,
+    rec: Vec<sass_conform::oracle::Entry>,
+    words: &[u128],
+    mnemonics: &[&str],
+) -> synth::Outcome {
     let mut answers = Answers::new(arch, rec, None);
     let mut opts = Options::new(arch);
-    opts.mnemonics = vec!["S2R".into(), "ISETP".into()];
-    synth::synthesize(&words, &mut answers, &opts).unwrap()
+    opts.mnemonics = mnemonics.iter().map(|m| m.to_string()).collect();
+    synth::synthesize(words, &mut answers, &opts).unwrap()
 }
 
 fn bits(v: &sass_conform::spec::Variant, label: &str) -> Vec<(u8, u8)> {
@@ -136,18 +151,7 @@ fn offline_without_an_answer_names_the_word() {
 /// RET and EXIT from tests/data/synth/SM90-RET-EXIT.tsv (`synth --arch SM90 --mnemonic RET
 /// --mnemonic EXIT --record-used FILE`, nvdisasm 13.5.37).
 fn synthesise_ret_exit() -> synth::Outcome {
-    let arch: Arch = "SM90".parse().unwrap();
-    let rec = read_entries("tests/data/synth/SM90-RET-EXIT.tsv").unwrap();
-    let recorded: HashSet<u128> = rec.iter().map(|e| e.word).collect();
-    let words: Vec<u128> = synth::corpus_words(&recorded_cubins(), arch)
-        .unwrap()
-        .into_iter()
-        .filter(|w| recorded.contains(w))
-        .collect();
-    let mut answers = Answers::new(arch, rec, None);
-    let mut opts = Options::new(arch);
-    opts.mnemonics = vec!["RET".into(), "EXIT".into()];
-    synth::synthesize(&words, &mut answers, &opts).unwrap()
+    synthesise_sm90("tests/data/synth/SM90-RET-EXIT.tsv", &["RET", "EXIT"])
 }
 
 #[test]
@@ -264,10 +268,7 @@ fn bits_hidden_by_every_real_base_are_found_on_the_cleared_base() {
         .into_iter()
         .filter(|w| mufu.contains(w))
         .collect();
-    let mut answers = Answers::new(arch, rec, None);
-    let mut opts = Options::new(arch);
-    opts.mnemonics = vec!["MUFU".into()];
-    let out = synth::synthesize(&words, &mut answers, &opts).unwrap();
+    let out = synthesise_recorded(arch, rec, &words, &["MUFU"]);
     let t = parse_table("MUFU.txt", &out.tables[0].text).unwrap();
     let v = t.variants.iter().find(|v| v.key == "MUFU_R_F").unwrap();
     // Every real float immediate is -QNAN (0xffc00000): flipping its mantissa bits 32-53
