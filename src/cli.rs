@@ -1362,9 +1362,10 @@ fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
 }
 
 /// `oracle forms`: the form-bit experiment of `reading::forms`, in rounds (each round asks
-/// nvdisasm about the words the answers so far call for), on the resolved layouts' fixed words.
+/// nvdisasm about the words the answers so far call for), on the resolved layouts' fixed words,
+/// with the quiet-word experiment of `reading::semicolon`.
 fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
-    use sass_conform::reading::{flips::Answers, forms};
+    use sass_conform::reading::{flips::Answers, forms, semicolon};
     oracle::interrupt::install()?;
     let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
     let codec = match load_layouts(&a.specs, &a.view)? {
@@ -1381,7 +1382,11 @@ fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
                 let known = Answers::new(&entries);
                 t.variants
                     .iter()
-                    .flat_map(|v| forms::experiment_words(v, arch, &known))
+                    .flat_map(|v| {
+                        let mut w = forms::experiment_words(v, arch, &known);
+                        w.extend(semicolon::probe_words(v, arch, &known));
+                        w
+                    })
                     .filter(|&w| known.get(arch, w).is_none())
                     .collect()
             };

@@ -7,7 +7,6 @@
 //! joined with `.`; operands with `, `; the line ends ` ;`. The order in which modifiers print is
 //! taken from the variant's distilled line where the table's fixed word shows it.
 
-use crate::arch::Arch;
 use crate::codec::{Codec, Decoded, VariantId, field_group};
 use crate::spec::{Field, FieldKind, GroupKind, ModifierName, OperandKind, SigOperand, Variant};
 
@@ -389,7 +388,7 @@ impl Renderer {
                 t.variants
                     .iter()
                     .map(|v| {
-                        let mut p = plan(v, t.arch, &mut texts);
+                        let mut p = plan(v, &mut texts);
                         for a in &mut p.atoms {
                             let Some(key) = atom_key(v, a) else {
                                 continue;
@@ -1023,37 +1022,23 @@ fn mod_piece(v: &Variant, m: ModSource, pieces: &mut Texts) -> ModPiece {
     }
 }
 
-/// The scheduling control after which nvdisasm writes the `;` without a space before it, as
-/// (mask, value) over the word: stall 0, yield 0, both scoreboard barriers at 7 (all ones:
-/// none), wait mask 0 (the variant's `stall`, `y`, `r-bar`, `w-bar` and `b-mask` fields,
-/// bits 105-121 = `0x7e0`), and on SM90 and later also bits 102-103 at 0 (no table field
-/// covers them). Measured with nvdisasm 13.5.37 in raw mode, flipping every bit of a word
-/// printed so: SM80 `LD ... [R69.U32+UR43+0x5514fe];` (`400fc1954bdca7905514feeb45230980`)
-/// gets its space back from any of bits 105-108 and 110-121 (109 and 122-124 make it
-/// illegal), not from 96-104 or 125-127; SM90 TMML and SM100 TEX and `EXIT` from bits 102
-/// and 103 as well. This is the renderer's rule for a variant with no learned printer (the
-/// tables as written); a learned printer finds these bits in its sweeps. `None` when the
-/// variant lacks one of the fields.
-fn quiet_control(v: &Variant, arch: Option<Arch>) -> Option<(u128, u128)> {
-    use crate::spec::SchedKind::*;
-    let (mut mask, mut value) = (0u128, 0u128);
-    for kind in [Stall, Yield, ReadBarrier, WriteBarrier, WaitMask] {
-        let f = v.fields.iter().find(|f| f.kind == FieldKind::Sched(kind))?;
-        mask |= f.mask();
-        if matches!(kind, ReadBarrier | WriteBarrier) {
-            value |= f.mask();
-        }
+/// The word bits after which nvdisasm writes the `;` without a space before it, as (mask,
+/// value) over the word: what the quiet-word experiment taught the resolved reading
+/// ([`crate::reading::semicolon`]) where it was recorded, else the table's scheduling fields
+/// in a quiet control ([`crate::reading::semicolon::table_rule`]: stall 0, yield 0, both
+/// scoreboard barriers none, wait mask 0; measured with nvdisasm 13.5.37 flipping every bit
+/// of SM80 LD `400fc1954bdca7905514feeb45230980`). `None`: always ` ;`.
+fn quiet_control(v: &Variant) -> Option<(u128, u128)> {
+    match v.semicolon {
+        Some(s) => s.quiet(),
+        None => crate::reading::semicolon::table_rule(v),
     }
-    if arch.is_some_and(|a| a >= Arch(90)) {
-        mask |= 0b11 << 102;
-    }
-    Some((mask, value))
 }
 
 /// Builds the plan of one variant from its fields, signature and distilled line. Modifiers
 /// keep the distilled line's order; a 1-bit flag the line does not show goes after them in
 /// layout order (the learned `print_order` replaces this order where nvdisasm was asked).
-fn plan(v: &Variant, arch: Option<Arch>, texts: &mut Texts) -> Plan {
+fn plan(v: &Variant, texts: &mut Texts) -> Plan {
     let (base, title_mods) = split_title(&v.title);
     let dist_mods = distilled_modifiers(&v.distilled);
     let dist_ops = distilled_operands(&v.distilled);
@@ -1129,7 +1114,7 @@ fn plan(v: &Variant, arch: Option<Arch>, texts: &mut Texts) -> Plan {
         .collect();
     Plan {
         base,
-        quiet: quiet_control(v, arch),
+        quiet: quiet_control(v),
         context: (0..v.fields.len())
             .filter(|&i| !v.fields[i].context.is_empty())
             .collect(),

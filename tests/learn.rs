@@ -151,6 +151,10 @@ fn explain_shows_a_variants_learned_printer() {
     // A register: its number, and `RZ` for 255 as a name learned between the same affixes.
     let register = r#"(unsigned, decimal, 0xff named "Z") as "R" n """#;
     assert!(lines.iter().any(|l| l.contains(register)), "{text}");
+    // Recorded before the quiet-word experiment: the table's scheduling fields decide.
+    let semicolon = "  `;` without a space when the scheduling fields (bits 105-121) are quiet \
+                     (the table's rule; not learned)";
+    assert!(lines.contains(&semicolon), "{text}");
     let err = bin()
         .args(["explain", "NO_SUCH_KEY", "--as-written", "--specs"])
         .arg(data("tld90").join("specs"))

@@ -322,3 +322,29 @@ fn a_quiet_scheduling_control_takes_the_space_before_the_semicolon() {
         "@!P4 TEX.SCR.B.INVALID6.INVALID6.FDV.NODEP P0, R151, R11, R76, R177, ARRAY_1D, 0x2 ;"
     );
 }
+
+#[test]
+fn the_bits_before_the_semicolon_are_learned_per_table() {
+    // The quiet-word experiment (oracle/forms/, nvdisasm 13.5.37): on SM90 and SM100 bits
+    // 102-103 bring the space before `;` back as well as the scheduling fields; on SM80 they
+    // do not. Bits 104 and 109 are in no mask (104 changes nothing, 109 makes the word
+    // illegal).
+    use sass_conform::reading::semicolon::Semicolon;
+    let r = reading();
+    // Bits 105-121: stall, yield, r-bar, w-bar, b-mask.
+    let sched: u128 = 0x1ffff << 105 & !(1 << 109);
+    for t in &r.codec.tables {
+        let extra: u128 = if t.arch == Some(Arch(80)) {
+            0
+        } else {
+            0b11 << 102
+        };
+        for v in &t.variants {
+            let Some(Semicolon::Quiet { mask, value }) = v.semicolon else {
+                panic!("{} {}: no quiet control learned", t.path, v.key);
+            };
+            assert_eq!(mask, sched | extra, "{}", v.key);
+            assert_eq!(value, 0x000f_c000 << 96, "{}", v.key);
+        }
+    }
+}

@@ -179,7 +179,7 @@ fn resolved_tables_agree_with_nvdisasm() {
     assert_eq!(n.total, es.len());
     assert_eq!(
         (n.matched, n.text_mismatch, n.agree_illegal),
-        (429_995, 0, 177_490)
+        (435_264, 0, 177_969)
     );
     // On the per-table sweeps alone.
     let sweeps = entries();

@@ -97,6 +97,7 @@ fn describe_variant(
             v.print_order.join(", ")
         ));
     }
+    out.push(semicolon_line(v));
     match &v.printer {
         Some(p) => {
             out.push("  text: learned printer (slots in print order)".to_string());
@@ -150,5 +151,30 @@ fn tree_bits(t: &sass_conform::reading::tree::Tree) -> u128 {
     match t {
         Tree::Leaf { .. } => 0,
         Tree::Split { bit, zero, one } => 1u128 << bit | tree_bits(zero) | tree_bits(one),
+    }
+}
+
+/// How the variant's text ends: which bits make nvdisasm write `X;` (learned, or the table's
+/// scheduling fields where the quiet-word experiment was not recorded).
+fn semicolon_line(v: &sass_conform::spec::Variant) -> String {
+    use sass_conform::reading::semicolon::{Semicolon, table_rule};
+    match (v.semicolon, table_rule(v)) {
+        (Some(Semicolon::Quiet { mask, value }), _) => format!(
+            "  `;` without a space when of bits {} only {} are set (learned from the quiet-word experiment)",
+            bit_ranges(mask),
+            if value == 0 {
+                "none".to_string()
+            } else {
+                bit_ranges(value)
+            }
+        ),
+        (Some(Semicolon::Spaced), _) => {
+            "  ` ;` always (learned: the quiet word prints it)".to_string()
+        }
+        (None, Some((mask, _))) => format!(
+            "  `;` without a space when the scheduling fields (bits {}) are quiet (the table's rule; not learned)",
+            bit_ranges(mask)
+        ),
+        (None, None) => "  ` ;` always (no scheduling fields; not learned)".to_string(),
     }
 }

@@ -60,21 +60,19 @@ pub struct Bucket<'a> {
     pub texts: Vec<Text<'a>>,
 }
 
-/// Recorded words with nvdisasm's text, by (arch, opcode) ([`texts_by_arch`]).
-pub type ByArch<'a> = HashMap<(Arch, u16), Bucket<'a>>;
+/// Recorded words with nvdisasm's text, by (arch, mnemonic nvdisasm printed)
+/// ([`texts_by_arch`]).
+pub type ByArch<'a> = HashMap<(Arch, &'a str), Bucket<'a>>;
 
-/// Bits every variant fixes: the opcode.
-const OPCODE: u128 = 0xfff;
-
-/// The legal recorded answers of `entries`, parsed, by arch and opcode (the input of
-/// [`name_findings`]).
+/// The legal recorded answers of `entries`, parsed, by arch and printed mnemonic (the input
+/// of [`name_findings`]); each bucket's words in recording order.
 pub fn texts_by_arch(entries: &[Entry]) -> ByArch<'_> {
     let mut out: ByArch = HashMap::new();
     for e in entries {
         if let Answer::Text(t) = &e.answer
             && let Some(l) = Line::parse(t)
         {
-            let b = out.entry((e.arch, (e.word & OPCODE) as u16)).or_default();
+            let b = out.entry((e.arch, l.mnemonic)).or_default();
             b.words.push(e.word);
             b.texts.push((t.as_str(), l.mnemonic, l.mods));
         }
@@ -98,17 +96,10 @@ pub fn name_findings(
         .flat_map_iter(|(id, vr)| {
             let (t, v) = (codec.table(*id), codec.variant(*id));
             let rv = &resolved[id.table as usize].variants[id.variant as usize];
-            // The buckets whose opcode the variant's fixed opcode bits match (SM80 LD's
-            // table has no cell for bit 0).
-            let m = (rv.fixed_mask & OPCODE) as u16;
-            let mut buckets: Vec<(u16, &Bucket)> = texts
-                .iter()
-                .filter(|((a, op), _)| *a == vr.arch && op & m == rv.fixed_value as u16 & m)
-                .map(|((_, op), b)| (*op, b))
-                .collect();
-            buckets.sort_by_key(|b| b.0);
-            let buckets: Vec<&Bucket> = buckets.into_iter().map(|b| b.1).collect();
-            variant_findings(&t.path, v, rv, vr, &buckets)
+            // The words nvdisasm printed with the variant's mnemonic.
+            let mnemonic = v.title.split('.').next().unwrap_or("");
+            let bucket = texts.get(&(vr.arch, mnemonic));
+            variant_findings(&t.path, v, rv, vr, bucket)
         })
         .collect()
 }
@@ -158,7 +149,7 @@ fn variant_findings(
     v: &Variant,
     rv: &Variant,
     vr: &VariantReading,
-    buckets: &[&Bucket],
+    bucket: Option<&Bucket>,
 ) -> Vec<Finding> {
     let mnemonic = v.title.split('.').next().unwrap_or("");
     let mod_fields: Vec<usize> = (0..rv.fields.len())
@@ -242,8 +233,8 @@ fn variant_findings(
     let mut seen: Seen = BTreeMap::new();
     let mut readable: HashMap<(usize, u64), usize> = HashMap::new();
     let (mask, fixed) = (rv.fixed_mask, rv.fixed_value & rv.fixed_mask);
-    let words = buckets
-        .iter()
+    let words = bucket
+        .into_iter()
         .flat_map(|b| b.words.iter().zip(&b.texts))
         .filter(|(w, _)| **w & mask == fixed)
         .take(MAX_WORDS);

@@ -11,4 +11,5 @@ pub mod modifiers;
 pub mod operands;
 pub mod printer;
 pub mod resolved;
+pub mod semicolon;
 pub mod tree;

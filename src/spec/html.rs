@@ -479,6 +479,7 @@ fn variant(
         layout_lines: [0; 4],
         print_order: vec![],
         printer: None,
+        semicolon: None,
     };
     // The layout: the first `table.instviz` that is a direct child of the div.
     let layout = doc

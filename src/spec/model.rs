@@ -397,6 +397,11 @@ pub struct Variant {
     /// what `decode`, `diff` and every other command print.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub printer: Option<crate::spec::printer::Printer>,
+    /// Which bits make nvdisasm write `;` right after the text, learned from the quiet-word
+    /// experiment ([`crate::reading::semicolon`]; resolved readings only). `None`: the
+    /// table's scheduling fields decide ([`crate::reading::semicolon::table_rule`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semicolon: Option<crate::reading::semicolon::Semicolon>,
 }
 
 impl Variant {

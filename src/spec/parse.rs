@@ -195,6 +195,7 @@ fn parse_variant(cur: &mut Cursor, table: &mut Table) -> Result<Variant, SpecErr
         layout_lines: [0; 4],
         print_order: Vec::new(),
         printer: None,
+        semicolon: None,
     };
     parse_layout(cur, &mut v, &mut table.oddities)?;
     while let Some(l) = cur.peek(0) {
