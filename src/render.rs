@@ -428,8 +428,13 @@ impl Renderer {
 
     /// Appends the text of a decoded word to `out` (no allocation when `out` has room).
     pub fn render_into(&self, codec: &Codec, d: &Decoded, out: &mut String) {
-        match &codec.variant(d.id).printer {
-            Some(printer) => printer.print_into(d.word.0, out),
+        let v = codec.variant(d.id);
+        match &v.printer {
+            Some(printer) => {
+                let start = out.len();
+                printer.print_into(d.word.0, out);
+                learned_semicolon(v, d.word.0, out, start);
+            }
             None => self.render_to(codec, d, out),
         }
     }
@@ -437,8 +442,13 @@ impl Renderer {
     /// Appends the text of a decoded word to `out`, the same text as [`Renderer::render_into`]
     /// (the fast path of bulk output: `decode`).
     pub fn render_buf(&self, codec: &Codec, d: &Decoded, out: &mut TextBuf) {
-        match &codec.variant(d.id).printer {
-            Some(printer) => out.push_str(&printer.print(d.word.0)),
+        let v = codec.variant(d.id);
+        match &v.printer {
+            Some(printer) => {
+                let mut text = printer.print(d.word.0);
+                learned_semicolon(v, d.word.0, &mut text, 0);
+                out.push_str(&text)
+            }
             None => self.render_to(codec, d, out),
         }
     }
@@ -1022,6 +1032,30 @@ fn mod_piece(v: &Variant, m: ModSource, pieces: &mut Texts) -> ModPiece {
     }
 }
 
+/// A learned printer's text from `start` on, its end made what the quiet-word experiment
+/// learned for `v` (`X;` or `X ;`, [`crate::reading::semicolon`]); unchanged where nothing
+/// was learned or the text does not end with `;`. The printer learns from the combination
+/// words, where a quiet control is one word in 2^16; the experiment asks it outright
+/// (never-seen SM100 SYNCS and FCHK printed ` ;` for quiet words before). A text whose last
+/// slot ends with a space of its own keeps it in a quiet word: nvdisasm writes SM90 FMUL's
+/// `-0.0 ;` so (the printer's slots, unsqueezed, end `  ;`).
+fn learned_semicolon(v: &Variant, word: u128, text: &mut String, start: usize) {
+    let Some(rule) = v.semicolon else {
+        return;
+    };
+    let t = &text[start..];
+    let Some(body) = t.strip_suffix(" ;").or_else(|| t.strip_suffix(';')) else {
+        return;
+    };
+    let quiet = matches!(rule.quiet(), Some((mask, value)) if word & mask == value);
+    let own_space = quiet
+        && v.printer
+            .as_ref()
+            .is_some_and(|p| p.slots_text(word).ends_with("  ;"));
+    text.truncate(start + body.len());
+    text.push_str(if quiet && !own_space { ";" } else { " ;" });
+}
+
 /// The word bits after which nvdisasm writes the `;` without a space before it, as (mask,
 /// value) over the word: what the quiet-word experiment taught the resolved reading
 /// ([`crate::reading::semicolon`]) where it was recorded, else the table's scheduling fields
@@ -1227,6 +1261,28 @@ fn find_seq(mods: &[String], name: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_learned_semicolon_ends_a_printers_text() {
+        use crate::reading::semicolon::Semicolon;
+        let text = include_str!("../specs/sm90/TMML.txt");
+        let mut v = crate::spec::parse_table("TMML.txt", text).unwrap().variants[0].clone();
+        let end = |v: &Variant, word: u128, t: &str| {
+            let mut s = format!("kept {t}");
+            learned_semicolon(v, word, &mut s, 5);
+            s
+        };
+        // Nothing learned: the printer's text stands.
+        assert_eq!(end(&v, 0, "X R0 ;"), "kept X R0 ;");
+        let (mask, value) = (0b111 << 102, 0b010 << 102);
+        v.semicolon = Some(Semicolon::Quiet { mask, value });
+        assert_eq!(end(&v, value, "X R0 ;"), "kept X R0;");
+        assert_eq!(end(&v, value | 1, "X R0;"), "kept X R0;");
+        assert_eq!(end(&v, 0, "X R0;"), "kept X R0 ;");
+        assert_eq!(end(&v, value, "X R0"), "kept X R0");
+        v.semicolon = Some(Semicolon::Spaced);
+        assert_eq!(end(&v, value, "X R0;"), "kept X R0 ;");
+    }
 
     #[test]
     fn distilled_pieces() {

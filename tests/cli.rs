@@ -130,7 +130,21 @@ fn check_explains_each_verdict_in_text_mode() {
              00000000000000000000000000000000\tno-variant\tno SM80 table has this opcode\n"
         )
     );
-    // A reserved-bit word: the TMML opcode with bit 11 cleared; the reading view fixes it.
+    // A reserved-bit word: a TMML fixed word with bit 91 set (nvdisasm 13.5.37 refuses it:
+    // "Unrecognized operation for functional unit 'uC'"); the reading view fixes it.
+    let (ok, out, _) = run(&[
+        "decode",
+        "--arch",
+        "SM90",
+        "00000000080000000000000000000b69",
+    ]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "00000000080000000000000000000b69\t-\t(no variant; nearest TMML_R_R_R_R_I_I_D_I, whose fixed bit 91 differs)\treserved-bit\n"
+    );
+    // The TMML opcode with bit 11 cleared is no variant's opcode (each variant's own bits
+    // 0-11 count, not only those all TMML variants share): no variant.
     let (ok, out, _) = run(&[
         "decode",
         "--arch",
@@ -140,7 +154,7 @@ fn check_explains_each_verdict_in_text_mode() {
     assert!(ok);
     assert_eq!(
         out,
-        "00000000000000000000000000000369\t-\t(no variant; nearest TMML_R_R_R_R_I_I_D_I, whose fixed bit 11 differs)\treserved-bit\n"
+        "00000000000000000000000000000369\t-\t(no SM90 table has this opcode)\tno-variant\n"
     );
     // The tables as written fix SM80 LD bit 76 (the reading view leaves it free, a form bit).
     let (ok, out, _) = run(&["check", "--as-written", "--arch", "SM80", RESERVED]);

@@ -160,8 +160,13 @@ impl Codec {
         Kind::Valid
     }
 
-    /// No variant matches: the nearest variant among the tables whose opcode bits (the bits
-    /// every variant of the table fixes to the same value) match, else `NoVariant`.
+    /// No variant matches: the nearest variant among those whose own opcode bits (bits
+    /// 0..=11, the SASS opcode field, as that variant fixes them) and identity bits
+    /// ([`crate::spec::Variant::identity`], learned: fixed bits whose lone flip nvdisasm reads
+    /// as another instruction) match, else `NoVariant`. With the bits every variant of the
+    /// table shares instead, SM100 ATOM (synthesised; variants at 0x38a, 0x38b, 0x98a and
+    /// 0x9a2) named LDC's 0xb82 words its own with a reserved bit; without the identity bits
+    /// SM120 FHADD named FADD words (bit 81) so (ptxas words, nvdisasm 13.5.37).
     fn nearest(&self, arch: Arch, word: Word) -> Verdict {
         let Some(idx) = self.arch_index(arch) else {
             return Verdict::NoVariant;
@@ -170,8 +175,8 @@ impl Codec {
             .all()
             .iter()
             .filter(|c| {
-                let (m, val) = self.opcode_bits(c.id);
-                word.0 & m == val
+                let own = c.mask & OPCODE_FIELD | self.variant(c.id).identity;
+                (word.0 ^ c.value) & own == 0
             })
             .min_by_key(|c| (((word.0 ^ c.value) & c.mask).count_ones(), c.id));
         match best {
@@ -190,13 +195,16 @@ impl Codec {
     }
 }
 
+/// Bits 0..=11 of a word: the SASS opcode field (every table of the seeds fixes them).
+const OPCODE_FIELD: u128 = 0xfff;
+
 /// (mask, value) of the bits 0..=11 that every variant of `t` fixes to the same value.
 pub(super) fn table_opcode_bits(t: &crate::spec::Table) -> (u128, u128) {
     let Some(v0) = t.variants.first() else {
         return (0, 0);
     };
     let first = v0.fixed_value;
-    let m = t.variants.iter().fold(0xfffu128, |m, v| {
+    let m = t.variants.iter().fold(OPCODE_FIELD, |m, v| {
         m & v.fixed_mask & !(v.fixed_value ^ first)
     });
     (m, first & m)

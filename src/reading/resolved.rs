@@ -668,13 +668,15 @@ pub fn resolve_tables(codec: &Codec, entries: &[Entry]) -> Vec<Table> {
 /// The tables as nvdisasm reads every word, from the resolved layouts ([`resolve_tables`]):
 /// modifier fields as nvdisasm's values with their print order
 /// ([`crate::reading::modifiers`]), then operand names and context bits
-/// ([`crate::reading::operands`]), and the bits that decide the space before `;`
-/// ([`crate::reading::semicolon`]). What the table text format cannot hold (joint fields,
+/// ([`crate::reading::operands`]), the bits that decide the space before `;`
+/// ([`crate::reading::semicolon`]) and the bits that make another instruction
+/// ([`crate::reading::identity`]). What the table text format cannot hold (joint fields,
 /// context bits) lives only here; `--emit-tables` writes the layouts.
 pub fn read_tables(layouts: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
     let answers = super::flips::Answers::new(entries);
     let forms = super::forms::find_forms(&layouts, &answers);
     let layouts = super::semicolon::learn_semicolons(layouts, &answers);
+    let layouts = super::identity::learn_identities(layouts, &answers);
     let layouts = super::forms::unfix(layouts, &forms);
     let tables = crate::reading::modifiers::learn_modifiers(layouts, entries).0;
     crate::reading::operands::learn_operands(tables, entries, &forms)

@@ -12,8 +12,10 @@
 //! scheduling fields 0) and that word with each bit flipped alone that keeps the mnemonic
 //! when flipped alone on the fixed word (the sweeps' answers; so no opcode bit, and no word
 //! of another instruction, is asked). Where nvdisasm prints the quiet word with `;` and no
-//! space, the bits whose lone flip brings the space back (the text otherwise legal, same
-//! mnemonic) are the condition ([`learn`]).
+//! space, the bits outside the operand and modifier fields whose lone flip brings the space
+//! back (the text otherwise legal, same mnemonic) are the condition ([`learn`]). Which bits
+//! they are differs by instruction: SM90 TMML counts its barrier fields, synthesised SM90
+//! FMUL does not (`r-bar` 6 still prints `X;`).
 
 use super::flips::Answers;
 use crate::arch::Arch;
@@ -129,6 +131,16 @@ fn tight(t: &str) -> bool {
     t.trim_end().ends_with(';') && !t.trim_end().ends_with(" ;")
 }
 
+/// Bits of `v`'s fields other than the scheduling ones: their values print text of their
+/// own, and some texts end with a space nvdisasm keeps before the `;` whatever the control
+/// (SM90 FMUL's float immediate `-0 ;`, bit 63, in a quiet word): not control bits.
+fn text_fields(v: &Variant) -> u128 {
+    v.fields
+        .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Sched(_)))
+        .fold(0, |m, f| m | f.mask())
+}
+
 /// What the answers to [`probe_words`] show for `v` on `arch`; `None` when the quiet word
 /// was not asked or nvdisasm refused it.
 pub fn learn(v: &Variant, arch: Arch, known: &Answers) -> Option<Semicolon> {
@@ -140,8 +152,12 @@ pub fn learn(v: &Variant, arch: Arch, known: &Answers) -> Option<Semicolon> {
         return Some(Semicolon::Spaced);
     }
     let m0 = Line::parse(t0).map(|l| l.mnemonic);
+    let texts = text_fields(v);
     let mut mask = 0u128;
     for b in probe_bits(v, arch, known)? {
+        if texts >> b & 1 == 1 {
+            continue;
+        }
         match known.get(arch, q ^ 1 << b) {
             Some(Answer::Text(t)) if !tight(t) && Line::parse(t).map(|l| l.mnemonic) == m0 => {
                 mask |= 1 << b
@@ -225,7 +241,8 @@ mod tests {
     fn the_bits_that_bring_the_space_back_are_the_mask() {
         let v = variant();
         let (sched, q) = (table_rule(&v).unwrap().0, quiet_word(&v).unwrap());
-        let spaced = sched & !(1 << 109) | 1 << 102 | 1;
+        // Bit 24 is in `operand 1`: a value whose text ends with a space is not control.
+        let spaced = sched & !(1 << 109) | 1 << 102 | 1 | 1 << 24;
         let es = answers(&v, "TMML R0;", spaced);
         let known = Answers::new(&es);
         // No opcode bit is asked: bit 0 reads another mnemonic on the fixed word.

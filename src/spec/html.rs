@@ -480,6 +480,7 @@ fn variant(
         print_order: vec![],
         printer: None,
         semicolon: None,
+        identity: 0,
     };
     // The layout: the first `table.instviz` that is a direct child of the div.
     let layout = doc

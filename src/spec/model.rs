@@ -402,6 +402,20 @@ pub struct Variant {
     /// table's scheduling fields decide ([`crate::reading::semicolon::table_rule`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub semicolon: Option<crate::reading::semicolon::Semicolon>,
+    /// Fixed bits whose lone flip nvdisasm reads as another instruction, learned from the
+    /// sweeps ([`crate::reading::identity`]; resolved readings only, 0 elsewhere): a word
+    /// that differs from the variant there is never called this variant with a reserved bit.
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        serialize_with = "hex128",
+        deserialize_with = "unhex128"
+    )]
+    pub identity: u128,
+}
+
+fn is_zero(x: &u128) -> bool {
+    *x == 0
 }
 
 impl Variant {

@@ -196,6 +196,7 @@ fn parse_variant(cur: &mut Cursor, table: &mut Table) -> Result<Variant, SpecErr
         print_order: Vec::new(),
         printer: None,
         semicolon: None,
+        identity: 0,
     };
     parse_layout(cur, &mut v, &mut table.oddities)?;
     while let Some(l) = cur.peek(0) {
