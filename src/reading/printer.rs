@@ -331,10 +331,58 @@ enum BasePick {
     MostSwept,
 }
 
-/// Slots [`fit_slot`] fitted, by everything the fit reads (the slot's bits, the base word,
-/// the candidate groups, the (word, text) pairs): two ways of cutting the same answers often
-/// give a slot the same texts.
-type SlotCache<'a> = HashMap<(u128, u128, Vec<u128>, Vec<(u128, &'a str)>), Slot>;
+/// What one variant's fits share: the slots [`fit_slot`] fitted, by everything the fit reads
+/// (the slot's bits, the base word, the candidate groups, the (word, text) pairs): two ways of
+/// cutting the same answers often give a slot the same texts; and the plain fits within them
+/// ([`PlainFits`]).
+#[derive(Default)]
+struct SlotCache<'a> {
+    slots: HashMap<SlotKey<'a>, Slot>,
+    plain: PlainFits,
+}
+
+/// What [`fit_slot`] reads: the slot's bits, the base word, the candidate groups, the (word,
+/// text) pairs.
+type SlotKey<'a> = (u128, u128, Vec<u128>, Vec<(u128, &'a str)>);
+
+/// What [`fit_plain`] reads, each text by its number in [`PlainFits`]: the slot's bits, the
+/// base word, the candidate groups, the words, the texts.
+type PlainKey = (u128, u128, Vec<u128>, Vec<u128>, Vec<u32>);
+
+/// [`fit_plain`]'s slots by everything it reads (the slot's bits, the base word, the candidate
+/// groups, the words and their texts, each text by its number in `ids`): a joined fit refits
+/// the same pieces for every candidate group and every half ([`join_with`], [`fit_slot`],
+/// [`fit_run`]).
+#[derive(Default)]
+struct PlainFits {
+    ids: HashMap<Box<str>, u32>,
+    fits: HashMap<PlainKey, Slot>,
+}
+
+impl PlainFits {
+    /// [`fit_plain`], fitted once per distinct input.
+    fn fit(&mut self, mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
+        let words = texts.iter().map(|t| t.0).collect();
+        let ids = texts.iter().map(|t| self.id(t.1)).collect();
+        let key = (mask, base, groups.to_vec(), words, ids);
+        if let Some(slot) = self.fits.get(&key) {
+            return slot.clone();
+        }
+        let slot = fit_plain(mask, texts, groups, base);
+        self.fits.insert(key, slot.clone());
+        slot
+    }
+
+    /// The number of a text, given on first sight.
+    fn id(&mut self, text: &str) -> u32 {
+        if let Some(&i) = self.ids.get(text) {
+            return i;
+        }
+        let i = self.ids.len() as u32;
+        self.ids.insert(text.into(), i);
+        i
+    }
+}
 
 fn learn_at<'a>(
     fixed_mask: u128,
@@ -708,7 +756,7 @@ fn fit_cut<'a>(
             let texts: Vec<Vec<(u128, &str)>> = (slot_no..slot_no + n)
                 .map(|k| cut.iter().map(|(w, c)| (*w, c[k])).collect())
                 .collect();
-            if let Some(j) = fit_run(&masks, &texts, &all_bits, base) {
+            if let Some(j) = fit_run(&masks, &texts, &all_bits, base, &mut cache.plain) {
                 out.push(j);
                 alone.extend(std::iter::repeat_n(None, n));
                 slot_no += n;
@@ -720,11 +768,11 @@ fn fit_cut<'a>(
         slot_no += 1;
         e += 1;
         let key = (slots[si].mask, base, all_bits.clone(), texts);
-        let slot = match cache.get(&key) {
+        let slot = match cache.slots.get(&key) {
             Some(slot) => slot.clone(),
             None => {
-                let slot = fit_slot(key.0, &key.3, &all_bits, base);
-                cache.insert(key, slot.clone());
+                let slot = fit_slot(key.0, &key.3, &all_bits, base, &mut cache.plain);
+                cache.slots.insert(key, slot.clone());
                 slot
             }
         };
@@ -2196,15 +2244,21 @@ fn reachable_cuts(cutter: &Cutter, toks: &[&str]) -> Vec<bool> {
 /// Learns one slot's text function from (word, text) pairs: the plain fit ([`fit_plain`]),
 /// or parts joined by a separator ([`fit_joined`]) when that predicts more of every other
 /// answer from the rest.
-fn fit_slot(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
+fn fit_slot(
+    mask: u128,
+    texts: &[(u128, &str)],
+    groups: &[u128],
+    base: u128,
+    fits: &mut PlainFits,
+) -> Slot {
     let (train, test) = halves(texts);
-    if let Some(joined_half) = fit_joined(mask, &train, groups, base)
-        && predicted(&joined_half, &test) > predicted(&fit_plain(mask, &train, groups, base), &test)
-        && let Some(joined) = fit_joined(mask, texts, groups, base)
+    if let Some(joined_half) = fit_joined(mask, &train, groups, base, fits)
+        && predicted(&joined_half, &test) > predicted(&fits.fit(mask, &train, groups, base), &test)
+        && let Some(joined) = fit_joined(mask, texts, groups, base, fits)
     {
         return joined;
     }
-    fit_plain(mask, texts, groups, base)
+    fits.fit(mask, texts, groups, base)
 }
 
 /// Runs of two or more slots side by side in the skeleton (no fixed text between): the
@@ -2226,6 +2280,7 @@ fn fit_run(
     texts: &[Vec<(u128, &str)>],
     groups: &[u128],
     base: u128,
+    fits: &mut PlainFits,
 ) -> Option<Slot> {
     let mask = masks.iter().fold(0, |m, x| m | x);
     let joint: Vec<(u128, String)> = (0..texts.first()?.len())
@@ -2238,11 +2293,11 @@ fn fit_run(
         .collect();
     let joint: Vec<(u128, &str)> = joint.iter().map(|(w, t)| (*w, t.as_str())).collect();
     let (train, test) = halves(&joint);
-    let joined_half = fit_joined(mask, &train, groups, base)?;
+    let joined_half = fit_joined(mask, &train, groups, base, fits)?;
     let apart: Vec<Slot> = masks
         .iter()
         .zip(texts)
-        .map(|(&m, t)| fit_slot(m, &halves(t).0, groups, base))
+        .map(|(&m, t)| fit_slot(m, &halves(t).0, groups, base, fits))
         .collect();
     let apart_right = test
         .iter()
@@ -2263,7 +2318,7 @@ fn fit_run(
         );
     }
     if right > apart_right {
-        fit_joined(mask, &joint, groups, base)
+        fit_joined(mask, &joint, groups, base, fits)
     } else {
         None
     }
@@ -2291,7 +2346,13 @@ const MAX_JOINED_PARTS: usize = 4;
 /// are placed by the texts that hold the most pieces; a text with fewer pieces is matched to
 /// the parts whose texts it shows, the others printing nothing there. `None` when no
 /// separator cuts the texts into 2 to [`MAX_JOINED_PARTS`] pieces over as many groups.
-fn fit_joined(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Option<Slot> {
+fn fit_joined(
+    mask: u128,
+    texts: &[(u128, &str)],
+    groups: &[u128],
+    base: u128,
+    fits: &mut PlainFits,
+) -> Option<Slot> {
     let mut cands: Vec<u128> = groups
         .iter()
         .map(|g| g & mask)
@@ -2303,7 +2364,7 @@ fn fit_joined(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -
         return None;
     }
     for sep in separators(texts) {
-        if let Some(j) = join_with(&sep, &cands, texts, groups, base) {
+        if let Some(j) = join_with(&sep, &cands, texts, groups, base, fits) {
             return Some(Slot {
                 mask,
                 texts: Vec::new(),
@@ -2348,6 +2409,7 @@ fn join_with(
     texts: &[(u128, &str)],
     groups: &[u128],
     base: u128,
+    fits: &mut PlainFits,
 ) -> Option<Joined> {
     // A text cut into an empty piece (`|R1|` by `|`) is not of parts joined by `sep`; a
     // few such are kept out (an answer the slot cut took too much or too little of).
@@ -2379,10 +2441,10 @@ fn join_with(
         let best = cands
             .iter()
             .filter(|g| !primary.contains(*g))
-            .map(|&g| (predicted(&fit_plain(g, &train, groups, base), &test), g))
+            .map(|&g| (predicted(&fits.fit(g, &train, groups, base), &test), g))
             .max_by_key(|&(r, g)| (r, std::cmp::Reverse(g)))?;
         primary.push(best.1);
-        parts.push(fit_plain(best.1, &piece, groups, base));
+        parts.push(fits.fit(best.1, &piece, groups, base));
     }
     // Every text's pieces placed on the parts they show; the others print nothing.
     let mut per_part: Vec<Vec<(u128, &str)>> = vec![Vec::new(); n];
@@ -2403,9 +2465,9 @@ fn join_with(
     let parts: Vec<Slot> = primary
         .iter()
         .zip(&per_part)
-        .map(|(&g, t)| fit_plain(g, t, groups, base))
+        .map(|(&g, t)| fits.fit(g, t, groups, base))
         .collect();
-    let alone = alone_parts(&parts, &primary, &cut, groups, base);
+    let alone = alone_parts(&parts, &primary, &cut, (groups, base), fits);
     let mut j = Joined {
         sep: sep.to_string(),
         parts,
@@ -2423,8 +2485,8 @@ fn alone_parts(
     parts: &[Slot],
     primary: &[u128],
     cut: &[(u128, Vec<&str>)],
-    groups: &[u128],
-    base: u128,
+    (groups, base): (&[u128], u128),
+    fits: &mut PlainFits,
 ) -> Vec<Option<Slot>> {
     let mut texts: Vec<Vec<(u128, &str)>> = vec![Vec::new(); parts.len()];
     for (w, p) in cut.iter().filter(|(_, p)| p.len() == 1) {
@@ -2447,9 +2509,9 @@ fn alone_parts(
                 return None;
             }
             let (train, test) = halves(t);
-            let own = fit_plain(primary[i], &train, groups, base);
+            let own = fits.fit(primary[i], &train, groups, base);
             (predicted(&own, &test) > predicted(&parts[i], &test))
-                .then(|| fit_plain(primary[i], t, groups, base))
+                .then(|| fits.fit(primary[i], t, groups, base))
         })
         .collect();
     if alone.iter().all(Option::is_none) {
@@ -3404,7 +3466,14 @@ mod tests {
             .map(|(w, t)| (*w, t.as_str()))
             .collect();
         let groups = [0xff << 24, 0xff_ffff << 40];
-        let slot = fit_slot(0xff << 24 | 0xff_ffff << 40, &samples, &groups, 0);
+        let mut fits = PlainFits::default();
+        let slot = fit_slot(
+            0xff << 24 | 0xff_ffff << 40,
+            &samples,
+            &groups,
+            0,
+            &mut fits,
+        );
         let j = slot.joined.as_ref().expect("joined by `+`");
         assert_eq!(j.sep, "+");
         assert_eq!(j.empty, "RZ");
