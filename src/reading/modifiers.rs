@@ -15,7 +15,7 @@ use crate::codec::{Codec, Word};
 use crate::oracle::{Answer, Entry};
 use crate::render::field_modifier_text;
 use crate::spec::{Field, FieldKind, Table, Variant};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Fewest texts a merge must newly explain to be made.
 pub const MIN_EXPLAINED: usize = 8;
@@ -23,10 +23,39 @@ pub const MIN_EXPLAINED: usize = 8;
 /// Widest merged field (bits): joint values are learned one by one.
 pub const MAX_MERGED_BITS: u32 = 8;
 
-/// One learn word of a variant: the word and nvdisasm's modifier tokens.
+/// A modifier token by its number in the variant's [`Vocab`].
+type Tok = u32;
+
+/// The modifier tokens of one variant (its texts', its title's, its fields' names), numbered
+/// in text order: runs of numbers compare as the runs of texts do.
+struct Vocab {
+    names: Vec<String>,
+}
+
+impl Vocab {
+    fn new<'s>(texts: impl Iterator<Item = &'s String>) -> Self {
+        let set: std::collections::BTreeSet<&String> = texts.collect();
+        Vocab {
+            names: set.into_iter().cloned().collect(),
+        }
+    }
+    /// The numbers of a run of tokens, every one of which the vocabulary holds.
+    fn run(&self, r: &[String]) -> Vec<Tok> {
+        r.iter()
+            .map(|t| self.names.binary_search(t).expect("a known token") as Tok)
+            .collect()
+    }
+    fn text(&self, t: Tok) -> &str {
+        &self.names[t as usize]
+    }
+}
+
+/// One learn word of a variant: the word, nvdisasm's modifier tokens, and those without the
+/// title tokens (`None` when the text lacks one of them).
 struct Sample {
     word: u128,
-    mods: Vec<String>,
+    mods: Vec<Tok>,
+    untitled: Option<Vec<Tok>>,
 }
 
 /// What the modifier learning changed in one variant, for findings.
@@ -50,7 +79,7 @@ pub fn learn_modifiers(mut tables: Vec<Table>, entries: &[Entry]) -> (Vec<Table>
     let Ok(codec) = Codec::new(tables.clone()) else {
         return (tables, Vec::new());
     };
-    let mut samples: HashMap<(u16, u16), Vec<Sample>> = HashMap::new();
+    let mut samples: HashMap<(u16, u16), Vec<TextSample>> = HashMap::default();
     for e in entries {
         let Answer::Text(t) = &e.answer else { continue };
         let Some(d) = codec.decode(e.arch, Word(e.word)) else {
@@ -66,22 +95,26 @@ pub fn learn_modifiers(mut tables: Vec<Table>, entries: &[Entry]) -> (Vec<Table>
         samples
             .entry((d.id.table, d.id.variant))
             .or_default()
-            .push(Sample { word: e.word, mods });
+            .push((e.word, mods));
     }
     let mut merges = Vec::new();
     let mut keys: Vec<_> = samples.keys().copied().collect();
     keys.sort_unstable();
     for (ti, vi) in keys {
-        let s = &samples[&(ti, vi)];
         let v = &mut tables[ti as usize].variants[vi as usize];
-        let mut segs = segments(v);
-        let titles = title_tokens(v);
+        let Numbered {
+            vocab,
+            titles,
+            samples: s,
+            mut segs,
+        } = numbered(v, &samples[&(ti, vi)]);
+        let s = &s[..];
         for _ in 0..ROUNDS {
-            reestimate(&mut segs, &titles, s);
+            reestimate(&mut segs, s);
         }
         for _ in 0..12 {
-            let m = best_merge(&segs, &titles, s);
-            let c = best_context(v, &segs, &titles, s);
+            let m = best_merge(&segs, s);
+            let c = best_context(v, &segs, s);
             let debug = std::env::var_os("SASS_CONFORM_DEBUG_MERGES").is_some();
             match (m, c) {
                 (Some((a, b, gain)), c) if c.as_ref().is_none_or(|c| gain > c.3) => {
@@ -96,7 +129,7 @@ pub fn learn_modifiers(mut tables: Vec<Table>, entries: &[Entry]) -> (Vec<Table>
                         fields: (segs[a].label.clone(), segs[b].label.clone()),
                         explained: gain,
                     });
-                    merge(&mut segs, a, b, &titles, s);
+                    merge(&mut segs, a, b, s);
                 }
                 (_, Some((k, b, names, gain))) => {
                     if debug {
@@ -110,13 +143,62 @@ pub fn learn_modifiers(mut tables: Vec<Table>, entries: &[Entry]) -> (Vec<Table>
                 _ => break,
             }
             for _ in 0..ROUNDS {
-                reestimate(&mut segs, &titles, s);
+                reestimate(&mut segs, s);
             }
         }
-        let order = learn_order(&segs, &titles, s);
-        install(v, segs, order);
+        let order = learn_order(&segs, (&titles, &vocab), s);
+        install(v, segs, order, &vocab);
     }
     (tables, merges)
+}
+
+/// One learn word of a variant with its modifier tokens as texts.
+type TextSample = (u128, Vec<String>);
+
+/// A variant's title tokens, learn words and segments with their tokens numbered.
+struct Numbered {
+    vocab: Vocab,
+    titles: Vec<Tok>,
+    samples: Vec<Sample>,
+    segs: Vec<Seg>,
+}
+
+/// The [`Numbered`] tokens of variant `v` and its learn words `raw`.
+fn numbered(v: &Variant, raw: &[TextSample]) -> Numbered {
+    let named = segments(v);
+    let title_texts = title_tokens(v);
+    let vocab = Vocab::new(
+        raw.iter()
+            .flat_map(|(_, m)| m)
+            .chain(&title_texts)
+            .chain(named.iter().flat_map(|(_, n)| n.iter().flatten())),
+    );
+    let titles = vocab.run(&title_texts);
+    let samples = raw
+        .iter()
+        .map(|(word, m)| {
+            let mods = vocab.run(m);
+            let untitled = minus(&mods, &titles);
+            Sample {
+                word: *word,
+                mods,
+                untitled,
+            }
+        })
+        .collect();
+    let segs = named
+        .into_iter()
+        .map(|(mut g, n)| {
+            g.names = n.iter().map(|r| vocab.run(r)).collect();
+            g
+        })
+        .collect();
+    Numbered {
+        vocab,
+        titles,
+        samples,
+        segs,
+    }
 }
 
 /// `@P0 TLD.LZ.EF P0, ... ;` -> ("TLD", ["LZ", "EF"]).
@@ -159,7 +241,7 @@ struct Seg {
     /// Bits of other fields that also choose the run (see [`Field::context`]).
     context: Vec<crate::spec::BitRange>,
     /// Token run per key (value, context bits above it).
-    names: Vec<Vec<String>>,
+    names: Vec<Vec<Tok>>,
 }
 
 impl Seg {
@@ -176,15 +258,16 @@ impl Seg {
         }
         v
     }
-    fn run(&self, word: u128) -> &[String] {
+    fn run(&self, word: u128) -> &[Tok] {
         &self.names[self.value(word) as usize]
     }
 }
 
 /// One segment per contiguous range of every modifier or flag field (a field the table
 /// writes in several places is several segments until the texts show otherwise), named from
-/// the resolved tables with the field's other ranges at their fixed-word values.
-fn segments(v: &Variant) -> Vec<Seg> {
+/// the resolved tables with the field's other ranges at their fixed-word values: each
+/// segment (its names left to fill) with its names as texts.
+fn segments(v: &Variant) -> Vec<(Seg, Vec<Vec<String>>)> {
     let mut out = Vec::new();
     for (fi, f) in v.fields.iter().enumerate() {
         if !matches!(f.kind, FieldKind::Modifier(_) | FieldKind::Flag(_))
@@ -196,7 +279,7 @@ fn segments(v: &Variant) -> Vec<Seg> {
         let mut shift = 0u32;
         for (k, r) in f.ranges.iter().enumerate() {
             let mask = ((1u64 << r.len) - 1) << shift;
-            let names = (0..1u64 << r.len)
+            let names: Vec<Vec<String>> = (0..1u64 << r.len)
                 .map(|x| tokens_of(&field_modifier_text(v, fi, (base & !mask) | x << shift)))
                 .collect();
             let label = if f.ranges.len() == 1 {
@@ -204,14 +287,15 @@ fn segments(v: &Variant) -> Vec<Seg> {
             } else {
                 format!("{} #{k}", f.label)
             };
-            out.push(Seg {
+            let seg = Seg {
                 label,
                 kind: f.kind.clone(),
                 line: f.line,
                 ranges: vec![*r],
                 context: Vec::new(),
-                names,
-            });
+                names: Vec::new(),
+            };
+            out.push((seg, names));
             shift += r.len as u32;
         }
     }
@@ -219,32 +303,43 @@ fn segments(v: &Variant) -> Vec<Seg> {
 }
 
 /// `have` minus `take` as multisets, keeping `have`'s order; `None` when `take` is not inside.
-fn minus(have: &[String], take: &[String]) -> Option<Vec<String>> {
-    let mut rest: Vec<Option<&String>> = have.iter().map(Some).collect();
-    for t in take {
-        let i = rest.iter().position(|r| *r == Some(t))?;
-        rest[i] = None;
-    }
-    Some(rest.into_iter().flatten().cloned().collect())
+fn minus<T: PartialEq + Clone>(have: &[T], take: &[T]) -> Option<Vec<T>> {
+    let mut rest = have.to_vec();
+    take_out(&mut rest, take).then_some(rest)
 }
 
-fn same_multiset(a: &[String], b: &[String]) -> bool {
+/// Takes each of `take` out of `rest` (its first occurrence left), keeping the order; false
+/// when one is not there.
+fn take_out<T: PartialEq>(rest: &mut Vec<T>, take: &[T]) -> bool {
+    for t in take {
+        let Some(i) = rest.iter().position(|r| r == t) else {
+            return false;
+        };
+        rest.remove(i);
+    }
+    true
+}
+
+fn same_multiset<T: PartialEq + Clone>(a: &[T], b: &[T]) -> bool {
     a.len() == b.len() && minus(a, b).is_some_and(|r| r.is_empty())
 }
 
 /// A sample's tokens minus the title tokens and every segment's run but `skip`'s.
-fn leftover(segs: &[Seg], titles: &[String], s: &Sample, skip: &[usize]) -> Option<Vec<String>> {
-    let mut rest = minus(&s.mods, titles)?;
+fn leftover(segs: &[Seg], s: &Sample, skip: &[usize]) -> Option<Vec<Tok>> {
+    let mut rest = s.untitled.clone()?;
     for (k, g) in segs.iter().enumerate() {
-        if !skip.contains(&k) {
-            rest = minus(&rest, g.run(s.word))?;
+        if !skip.contains(&k) && !take_out(&mut rest, g.run(s.word)) {
+            return None;
         }
     }
     Some(rest)
 }
 
+/// `(value, leftover)` votes: texts per leftover per value.
+type Votes = HashMap<u64, HashMap<Vec<Tok>, usize>>;
+
 /// Majority run per value from `(value, leftover)` votes.
-fn majority(votes: HashMap<u64, HashMap<Vec<String>, usize>>) -> HashMap<u64, Vec<String>> {
+fn majority(votes: Votes) -> HashMap<u64, Vec<Tok>> {
     votes
         .into_iter()
         .filter_map(|(j, m)| {
@@ -257,12 +352,12 @@ fn majority(votes: HashMap<u64, HashMap<Vec<String>, usize>>) -> HashMap<u64, Ve
 
 /// Each segment's value names re-estimated from the leftovers of the texts (the other
 /// segments' runs taken out), all segments from the same old names.
-fn reestimate(segs: &mut [Seg], titles: &[String], samples: &[Sample]) {
-    let mut new: Vec<HashMap<u64, Vec<String>>> = Vec::with_capacity(segs.len());
+fn reestimate(segs: &mut [Seg], samples: &[Sample]) {
+    let mut new: Vec<HashMap<u64, Vec<Tok>>> = Vec::with_capacity(segs.len());
     for k in 0..segs.len() {
-        let mut votes: HashMap<u64, HashMap<Vec<String>, usize>> = HashMap::new();
+        let mut votes = Votes::default();
         for s in samples {
-            if let Some(rest) = leftover(segs, titles, s, &[k]) {
+            if let Some(rest) = leftover(segs, s, &[k]) {
                 *votes
                     .entry(segs[k].value(s.word))
                     .or_default()
@@ -279,8 +374,8 @@ fn reestimate(segs: &mut [Seg], titles: &[String], samples: &[Sample]) {
     }
 }
 
-fn explained(segs: &[Seg], titles: &[String], s: &Sample) -> bool {
-    leftover(segs, titles, s, &[]).is_some_and(|r| r.is_empty())
+fn explained(segs: &[Seg], s: &Sample) -> bool {
+    leftover(segs, s, &[]).is_some_and(|r| r.is_empty())
 }
 
 /// Whether two segments touch in the word (one's highest bit right below the other's
@@ -296,13 +391,9 @@ fn adjacent(a: &Seg, b: &Seg) -> bool {
 
 /// The merge of two touching segments that explains the most texts not explained now, with
 /// joint names learned from the leftovers: (a, b, texts newly explained).
-fn best_merge(
-    segs: &[Seg],
-    titles: &[String],
-    samples: &[Sample],
-) -> Option<(usize, usize, usize)> {
-    let near = best_merge_where(segs, titles, samples, true);
-    let any = best_merge_where(segs, titles, samples, false);
+fn best_merge(segs: &[Seg], samples: &[Sample]) -> Option<(usize, usize, usize)> {
+    let near = best_merge_where(segs, samples, true);
+    let any = best_merge_where(segs, samples, false);
     // A merge of touching segments is preferred unless one of distant ones explains twice as
     // many texts (TEX's LOD mode is bit 59 with bits 87-89).
     match (near, any) {
@@ -315,14 +406,10 @@ fn best_merge(
 /// [`best_merge`] among touching segments only (`touching`), or among all pairs.
 fn best_merge_where(
     segs: &[Seg],
-    titles: &[String],
     samples: &[Sample],
     touching: bool,
 ) -> Option<(usize, usize, usize)> {
-    let unexplained: Vec<&Sample> = samples
-        .iter()
-        .filter(|s| !explained(segs, titles, s))
-        .collect();
+    let unexplained: Vec<&Sample> = samples.iter().filter(|s| !explained(segs, s)).collect();
     if unexplained.len() < MIN_EXPLAINED {
         return None;
     }
@@ -336,13 +423,13 @@ fn best_merge_where(
             {
                 continue;
             }
-            let names = joint_names(segs, titles, samples, a, b);
+            let names = joint_names(segs, samples, a, b);
             let wa = segs[a].width();
             let gain = unexplained
                 .iter()
                 .filter(|s| {
                     let j = segs[a].value(s.word) | segs[b].value(s.word) << wa;
-                    leftover(segs, titles, s, &[a, b])
+                    leftover(segs, s, &[a, b])
                         .is_some_and(|rest| names.get(&j).is_some_and(|n| same_multiset(n, &rest)))
                 })
                 .count();
@@ -354,17 +441,11 @@ fn best_merge_where(
     best
 }
 
-fn joint_names(
-    segs: &[Seg],
-    titles: &[String],
-    samples: &[Sample],
-    a: usize,
-    b: usize,
-) -> HashMap<u64, Vec<String>> {
+fn joint_names(segs: &[Seg], samples: &[Sample], a: usize, b: usize) -> HashMap<u64, Vec<Tok>> {
     let wa = segs[a].width();
-    let mut votes: HashMap<u64, HashMap<Vec<String>, usize>> = HashMap::new();
+    let mut votes = Votes::default();
     for s in samples {
-        if let Some(rest) = leftover(segs, titles, s, &[a, b]) {
+        if let Some(rest) = leftover(segs, s, &[a, b]) {
             let j = segs[a].value(s.word) | segs[b].value(s.word) << wa;
             *votes.entry(j).or_default().entry(rest).or_default() += 1;
         }
@@ -374,8 +455,8 @@ fn joint_names(
 
 /// Segment `b` becomes the high bits of segment `a`; joint values never seen print `a`'s run
 /// then `b`'s.
-fn merge(segs: &mut Vec<Seg>, a: usize, b: usize, titles: &[String], samples: &[Sample]) {
-    let learned = joint_names(segs, titles, samples, a, b);
+fn merge(segs: &mut Vec<Seg>, a: usize, b: usize, samples: &[Sample]) {
+    let learned = joint_names(segs, samples, a, b);
     let wa = segs[a].width();
     let wb = segs[b].width();
     let names = (0..1u64 << (wa + wb))
@@ -399,19 +480,14 @@ fn merge(segs: &mut Vec<Seg>, a: usize, b: usize, titles: &[String], samples: &[
 }
 
 /// A context bit chosen for a segment: (segment, word bit, names per key, texts explained).
-type ContextChoice = (usize, u8, HashMap<u64, Vec<String>>, usize);
+type ContextChoice = (usize, u8, HashMap<u64, Vec<Tok>>, usize);
 
 /// The best context bit: the (segment, bit) whose naming by value and bit explains the most
 /// texts not explained now, at least [`MIN_EXPLAINED`], with its names and that count
 /// (SM80 LD: `E` at bit 72 prints `???0` when bit 90, the `.64` address mode, is set without
 /// it). Candidates are the bits of the variant's flag, modifier and operand-modifier fields
 /// of up to 3 bits that the segment does not hold.
-fn best_context(
-    v: &Variant,
-    segs: &[Seg],
-    titles: &[String],
-    samples: &[Sample],
-) -> Option<ContextChoice> {
+fn best_context(v: &Variant, segs: &[Seg], samples: &[Sample]) -> Option<ContextChoice> {
     let candidates: Vec<u8> = v
         .fields
         .iter()
@@ -423,10 +499,7 @@ fn best_context(
         })
         .flat_map(|f| f.ranges.iter().flat_map(|r| r.lo..=r.hi()))
         .collect();
-    let unexplained: Vec<&Sample> = samples
-        .iter()
-        .filter(|s| !explained(segs, titles, s))
-        .collect();
+    let unexplained: Vec<&Sample> = samples.iter().filter(|s| !explained(segs, s)).collect();
     if unexplained.len() < MIN_EXPLAINED {
         return None;
     }
@@ -446,9 +519,9 @@ fn best_context(
             }
             let mut trial = segs[k].clone();
             trial.context.push(crate::spec::BitRange { lo: b, len: 1 });
-            let mut votes: HashMap<u64, HashMap<Vec<String>, usize>> = HashMap::new();
+            let mut votes = Votes::default();
             for s in samples {
-                if let Some(rest) = leftover(segs, titles, s, &[k]) {
+                if let Some(rest) = leftover(segs, s, &[k]) {
                     *votes
                         .entry(trial.value(s.word))
                         .or_default()
@@ -460,7 +533,7 @@ fn best_context(
             let gain = unexplained
                 .iter()
                 .filter(|s| {
-                    leftover(segs, titles, s, &[k]).is_some_and(|rest| {
+                    leftover(segs, s, &[k]).is_some_and(|rest| {
                         names
                             .get(&trial.value(s.word))
                             .is_some_and(|n| same_multiset(n, &rest))
@@ -477,7 +550,7 @@ fn best_context(
 
 /// Gives segment `k` the context bit `b` with the names learned for (value, bit); keys never
 /// seen keep the name of the value alone.
-fn apply_context(g: &mut Seg, b: u8, names: HashMap<u64, Vec<String>>) {
+fn apply_context(g: &mut Seg, b: u8, names: HashMap<u64, Vec<Tok>>) {
     let old = std::mem::take(&mut g.names);
     let key_bits = g.width() + g.context.len() as u32;
     g.context.push(crate::spec::BitRange { lo: b, len: 1 });
@@ -493,14 +566,14 @@ fn apply_context(g: &mut Seg, b: u8, names: HashMap<u64, Vec<String>>) {
 
 /// Print order: slot labels (`=TOKEN` for a title token, else a segment label) ordered by
 /// pairwise votes from the texts whose tokens split into the runs in exactly one way.
-fn learn_order(segs: &[Seg], titles: &[String], samples: &[Sample]) -> Vec<String> {
+fn learn_order(segs: &[Seg], (titles, vocab): (&[Tok], &Vocab), samples: &[Sample]) -> Vec<String> {
     let n_slots = titles.len() + segs.len();
-    let mut votes: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut votes: HashMap<(usize, usize), usize> = HashMap::default();
     for s in samples {
-        let mut pieces: Vec<(usize, Vec<String>)> = titles
+        let mut pieces: Vec<(usize, Vec<Tok>)> = titles
             .iter()
             .enumerate()
-            .map(|(k, t)| (k, vec![t.clone()]))
+            .map(|(k, t)| (k, vec![*t]))
             .collect();
         pieces.extend(
             segs.iter()
@@ -523,7 +596,7 @@ fn learn_order(segs: &[Seg], titles: &[String], samples: &[Sample]) -> Vec<Strin
         .into_iter()
         .map(|k| {
             if k < titles.len() {
-                format!("={}", titles[k])
+                format!("={}", vocab.text(titles[k]))
             } else {
                 segs[k - titles.len()].label.clone()
             }
@@ -537,7 +610,7 @@ fn learn_order(segs: &[Seg], titles: &[String], samples: &[Sample]) -> Vec<Strin
 /// majority losses, then the lowest index; a cycle is broken the same way.
 pub fn rank<S: std::hash::BuildHasher>(
     n: usize,
-    votes: &HashMap<(usize, usize), usize, S>,
+    votes: &std::collections::HashMap<(usize, usize), usize, S>,
 ) -> Vec<usize> {
     let v = |a: usize, b: usize| votes.get(&(a, b)).copied().unwrap_or(0);
     let before = |a: usize, b: usize| v(a, b) > v(b, a);
@@ -563,7 +636,7 @@ pub fn rank<S: std::hash::BuildHasher>(
 
 /// Replaces the variant's modifier and flag fields by the learned segments (every value named)
 /// and sets its print order.
-fn install(v: &mut Variant, segs: Vec<Seg>, order: Vec<String>) {
+fn install(v: &mut Variant, segs: Vec<Seg>, order: Vec<String>, vocab: &Vocab) {
     v.fields.retain(|f| {
         !matches!(f.kind, FieldKind::Modifier(_) | FieldKind::Flag(_))
             || f.width() > MAX_MERGED_BITS
@@ -578,7 +651,10 @@ fn install(v: &mut Variant, segs: Vec<Seg>, order: Vec<String>) {
                 .names
                 .iter()
                 .enumerate()
-                .map(|(x, r)| (x as u64, r.join(".")))
+                .map(|(x, r)| {
+                    let texts: Vec<&str> = r.iter().map(|&t| vocab.text(t)).collect();
+                    (x as u64, texts.join("."))
+                })
                 .collect(),
             rejected: Vec::new(),
             signed: false,
@@ -590,7 +666,7 @@ fn install(v: &mut Variant, segs: Vec<Seg>, order: Vec<String>) {
 
 /// Every way `mods` is the concatenation of all `pieces` (each used once), as slot orders;
 /// at most two (a text that splits twice votes for nothing).
-fn splits(mods: &[String], pieces: &[(usize, Vec<String>)]) -> Vec<Vec<usize>> {
+fn splits<T: PartialEq>(mods: &[T], pieces: &[(usize, Vec<T>)]) -> Vec<Vec<usize>> {
     let mut found = Vec::new();
     split_into(
         mods,
@@ -604,9 +680,9 @@ fn splits(mods: &[String], pieces: &[(usize, Vec<String>)]) -> Vec<Vec<usize>> {
 
 /// [`splits`]' search: extends `order` (slots used so far, `used` marking them) by every
 /// piece that starts `mods`; stops at two.
-fn split_into(
-    mods: &[String],
-    pieces: &[(usize, Vec<String>)],
+fn split_into<T: PartialEq>(
+    mods: &[T],
+    pieces: &[(usize, Vec<T>)],
     used: &mut [bool],
     order: &mut Vec<usize>,
     found: &mut Vec<Vec<usize>>,
