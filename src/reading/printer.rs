@@ -21,6 +21,7 @@
 
 pub use crate::spec::printer::{Joined, Key, NumberRule, Printer, Slot, deposit, pext};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Longest slot text, in tokens, the cutting of an answer considers.
@@ -2016,7 +2017,12 @@ struct Cutter<'s> {
     /// Per skeleton element: for a slot, its texts, their shapes and the longest of each.
     known: Vec<Option<SlotKnown<'s>>>,
     cutting: Cutting,
+    /// The cuts without hints made so far, by text: the answers of many words print alike.
+    done: RefCell<HashMap<Box<str>, Option<Cut>>>,
 }
+
+/// A cut of an answer: its cost and each slot's piece as a byte range of the answer.
+type Cut = (u32, Vec<(usize, usize)>);
 
 /// A slot's known texts and shapes ([`Cutter`]).
 struct SlotKnown<'s> {
@@ -2075,7 +2081,18 @@ impl<'s> Cutter<'s> {
             skel,
             known,
             cutting,
+            done: RefCell::default(),
         }
+    }
+
+    /// [`cut_dp`] of `text` without hints, cut once per distinct text.
+    fn cut(&self, text: &str) -> Option<Cut> {
+        if let Some(found) = self.done.borrow().get(text) {
+            return found.clone();
+        }
+        let found = cut_ranges(self, text, None);
+        self.done.borrow_mut().insert(text.into(), found.clone());
+        found
     }
 }
 
@@ -2083,13 +2100,15 @@ impl<'s> Cutter<'s> {
 /// match; among the cuts, the one with most slot texts seen alone wins. `None` when no cut
 /// matches the anchors. Each slot text is a piece of `text` (its tokens are).
 fn cut_sample<'t>(cutter: &Cutter, text: &'t str) -> Option<Vec<&'t str>> {
-    cut_dp(cutter, text, None).map(|(_, pieces)| pieces)
+    cutter
+        .cut(text)
+        .map(|(_, pieces)| pieces.iter().map(|&(a, b)| &text[a..b]).collect())
 }
 
 /// The cost of [`cut_sample`]'s best cut of one answer (0 when every slot gets a text it
 /// printed alone); `None` when no cut matches the anchors.
 fn cut_cost(cutter: &Cutter, text: &str) -> Option<u32> {
-    cut_dp(cutter, text, None).map(|(cost, _)| cost)
+    cutter.cut(text).map(|(cost, _)| cost)
 }
 
 /// [`cut_sample`] with the cost of its cut. With `hints` (per skeleton slot, in order: the
@@ -2101,6 +2120,12 @@ fn cut_dp<'t>(
     text: &'t str,
     hints: Option<&[Option<String>]>,
 ) -> Option<(u32, Vec<&'t str>)> {
+    cut_ranges(cutter, text, hints)
+        .map(|(cost, pieces)| (cost, pieces.iter().map(|&(a, b)| &text[a..b]).collect()))
+}
+
+/// [`cut_dp`]'s search, each piece as a byte range of `text`.
+fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> Option<Cut> {
     let toks = tokens(text);
     let n = toks.len();
     let skel = cutter.skel;
@@ -2200,7 +2225,7 @@ fn cut_dp<'t>(
     for (i, el) in skel.iter().enumerate() {
         let q = choice[i * w + p];
         if let Elem::Slot(_) = el {
-            out.push(&text[at[p]..at[q]]);
+            out.push((at[p], at[q]));
         }
         p = q;
     }
