@@ -75,21 +75,24 @@ const QUIET_FIELDS: [(SchedKind, bool); 5] = [
 ];
 
 /// (mask, value) of `v`'s scheduling fields in a quiet control: the table's own rule, used
-/// where nothing was learned. `None` when the variant lacks one of the fields.
+/// where nothing was learned. A field the table fixes instead is left to its fixed bits
+/// (synthesised SM80 STS fixes `r-bar` to 7); `None` when the variant has none of the five.
 pub fn table_rule(v: &Variant) -> Option<(u128, u128)> {
     let (mut mask, mut value) = (0u128, 0u128);
     for (kind, ones) in QUIET_FIELDS {
-        let f = v.fields.iter().find(|f| f.kind == FieldKind::Sched(kind))?;
+        let Some(f) = v.fields.iter().find(|f| f.kind == FieldKind::Sched(kind)) else {
+            continue;
+        };
         mask |= f.mask();
         if ones {
             value |= f.mask();
         }
     }
-    Some((mask, value))
+    (mask != 0).then_some((mask, value))
 }
 
 /// The quiet word of `v`: its fixed word with the scheduling fields of [`table_rule`] quiet;
-/// `None` when the variant lacks one of them.
+/// `None` when the variant has none of them.
 pub fn quiet_word(v: &Variant) -> Option<u128> {
     let (mask, value) = table_rule(v)?;
     Some((v.fixed_value & v.fixed_mask & !mask) | value)
@@ -265,6 +268,21 @@ mod tests {
             .quiet(),
             Some((mask, 0x000f_c000 << 96))
         );
+    }
+
+    #[test]
+    fn a_scheduling_field_the_table_fixes_is_left_to_its_fixed_bits() {
+        // Synthesised SM80 STS fixes `r-bar` (bits 110-112) to 7: the other four decide.
+        let mut v = variant();
+        let (all, _) = table_rule(&v).unwrap();
+        v.fields
+            .retain(|f| f.kind != FieldKind::Sched(SchedKind::ReadBarrier));
+        let (mask, value) = table_rule(&v).unwrap();
+        assert_eq!(mask, all & !(0b111 << 110));
+        assert_eq!(value, 0b111 << 113);
+        v.fields.retain(|f| !matches!(f.kind, FieldKind::Sched(_)));
+        assert_eq!(table_rule(&v), None);
+        assert!(probe_words(&v, Arch(90), &Answers::new(&[])).is_empty());
     }
 
     #[test]
