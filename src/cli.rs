@@ -1363,38 +1363,37 @@ fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
 
 /// `oracle forms`: the form-bit experiment of `reading::forms`, in rounds (each round asks
 /// nvdisasm about the words the answers so far call for), on the resolved layouts' fixed words,
-/// with the quiet-word experiment of `reading::semicolon`.
+/// with the quiet-word experiment of `reading::semicolon`. Resumable: a table's recorded file
+/// is read first and only the words it lacks are asked (nvdisasm is found only then); a file
+/// that lacks none is left as it is.
 fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
-    use sass_conform::reading::{flips::Answers, forms, semicolon};
+    use sass_conform::reading::{flips::Answers, forms};
     oracle::interrupt::install()?;
-    let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
     let codec = match load_layouts(&a.specs, &a.view)? {
         Some(c) => c,
         None => load_codec(&a.specs)?,
     };
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let mut writer = oracle::OracleWriter::open(&a.out)?;
+    let mut nv: Option<Nvdisasm> = None;
     for t in &codec.tables {
         let arch = t.arch.expect("codec tables have an arch");
-        let mut entries: Vec<Entry> = Vec::new();
+        let rel = forms::forms_file(arch, &t.mnemonic);
+        let path = a.out.join(&rel);
+        let mut entries = match path.is_file() {
+            true => oracle::read_entries(&path)?,
+            false => Vec::new(),
+        };
+        let recorded = entries.len();
         for round in 1..=4 {
-            let mut want: Vec<u128> = {
-                let known = Answers::new(&entries);
-                t.variants
-                    .iter()
-                    .flat_map(|v| {
-                        let mut w = forms::experiment_words(v, arch, &known);
-                        w.extend(semicolon::probe_words(v, arch, &known));
-                        w
-                    })
-                    .filter(|&w| known.get(arch, w).is_none())
-                    .collect()
-            };
-            want.sort_unstable();
-            want.dedup();
+            let want = forms_words(t, arch, &entries);
             if want.is_empty() {
                 break;
             }
+            let nv = match &mut nv {
+                Some(n) => n,
+                None => nv.insert(Nvdisasm::locate(a.nvdisasm.as_deref())?),
+            };
             let pb = indicatif::ProgressBar::new(want.len() as u64);
             pb.set_message(format!("{arch} {} round {round}", t.mnemonic));
             let answers = nv.disassemble(arch, &want, Some(&pb))?;
@@ -1405,8 +1404,6 @@ fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
                 answer,
             }));
         }
-        let rel = forms::forms_file(arch, &t.mnemonic);
-        writer.stage_entries(&rel, arch, &mut entries, nv.version(), &command)?;
         let found: usize = {
             let known = Answers::new(&entries);
             t.variants
@@ -1414,15 +1411,45 @@ fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
                 .map(|v| forms::forms_of(v, arch, &known).len())
                 .sum()
         };
+        let Some(nv) = nv.as_ref().filter(|_| entries.len() > recorded) else {
+            eprintln!(
+                "{}: {} words, {found} form bits (complete: nothing asked)",
+                path.display(),
+                entries.len()
+            );
+            continue;
+        };
+        writer.stage_entries(&rel, arch, &mut entries, nv.version(), &command)?;
         eprintln!(
-            "{}: {} words, {found} form bits (staged)",
-            a.out.join(&rel).display(),
-            entries.len()
+            "{}: {} words ({} new), {found} form bits (staged)",
+            path.display(),
+            entries.len(),
+            entries.len() - recorded
         );
     }
     writer.commit()?;
     eprintln!("{}: committed with MANIFEST.json", a.out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The words of the form-bit and quiet-word experiments for table `t` on `arch` that the
+/// answers so far call for and lack, sorted, once each.
+fn forms_words(t: &spec::Table, arch: Arch, entries: &[Entry]) -> Vec<u128> {
+    use sass_conform::reading::{flips::Answers, forms, semicolon};
+    let known = Answers::new(entries);
+    let mut want: Vec<u128> = t
+        .variants
+        .iter()
+        .flat_map(|v| {
+            let mut w = forms::experiment_words(v, arch, &known);
+            w.extend(semicolon::probe_words(v, arch, &known));
+            w
+        })
+        .filter(|&w| known.get(arch, w).is_none())
+        .collect();
+    want.sort_unstable();
+    want.dedup();
+    want
 }
 
 /// `oracle sweeps`: records the sweep words [`form_sweep_words`] asks for that are not yet

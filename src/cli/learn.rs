@@ -141,16 +141,16 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     }
     resolve_write(&ws)?;
     oracle::interrupt::check()?;
-    // 2. The form-bit experiment, then the learn split.
-    if missing(&|t| format!("forms/{}-{}.tsv", arch_of(t), t.mnemonic)) {
-        step("form bits (oracle forms)");
-        record_forms(&FormsArgs {
-            view: view.clone(),
-            specs: ws.specs.clone(),
-            out: ws.oracle.clone(),
-            nvdisasm: a.nvdisasm.clone(),
-        })?;
-    }
+    // 2. The form-bit and quiet-word experiments (every run: `oracle forms` asks only the
+    // words a recorded file lacks, so a workspace recorded before an experiment was added
+    // gets it), then the learn split.
+    step("form bits and the quiet word (oracle forms)");
+    record_forms(&FormsArgs {
+        view: view.clone(),
+        specs: ws.specs.clone(),
+        out: ws.oracle.clone(),
+        nvdisasm: a.nvdisasm.clone(),
+    })?;
     if missing(&|t| format!("combos/learn/{}-{}.tsv", arch_of(t), t.mnemonic)) {
         step("learn split (oracle combos --split learn)");
         combos(Split::Learn, a.per_variant)?;
