@@ -187,28 +187,10 @@ impl Codec {
             None => Verdict::NoVariant,
         }
     }
-
-    /// (mask, value) of the opcode bits of `id`'s table: those of bits 0..=11 (the SASS opcode
-    /// field) that every variant of the table fixes to the same value.
-    pub fn opcode_bits(&self, id: VariantId) -> (u128, u128) {
-        self.opcode[id.table as usize]
-    }
 }
 
 /// Bits 0..=11 of a word: the SASS opcode field (every table of the seeds fixes them).
 const OPCODE_FIELD: u128 = 0xfff;
-
-/// (mask, value) of the bits 0..=11 that every variant of `t` fixes to the same value.
-pub(super) fn table_opcode_bits(t: &crate::spec::Table) -> (u128, u128) {
-    let Some(v0) = t.variants.first() else {
-        return (0, 0);
-    };
-    let first = v0.fixed_value;
-    let m = t.variants.iter().fold(OPCODE_FIELD, |m, v| {
-        m & v.fixed_mask & !(v.fixed_value ^ first)
-    });
-    (m, first & m)
-}
 
 /// Whether a modifier field's value gets the invalid-modifier verdict: its table has no row
 /// for it, or names it `INVALIDn` or `???n` (false for a field with no table).

@@ -164,8 +164,6 @@ pub struct Codec {
     ids: Vec<VariantId>,
     /// Field-reading plans of every variant.
     layouts: Layouts,
-    /// Per table: (mask, value) of its opcode bits (see [`Codec::opcode_bits`]).
-    opcode: Vec<(u128, u128)>,
     /// Per variant: what its verdict needs (layout class, modifier fields' bad values).
     verdicts: check::VerdictPlans,
 }
@@ -195,7 +193,6 @@ impl Codec {
             .into_iter()
             .map(|(a, vs)| (a, Index::build(vs)))
             .collect();
-        let opcode = tables.iter().map(check::table_opcode_bits).collect();
         Ok(Codec {
             archs: index.iter().map(|(a, _)| *a).collect(),
             layouts: Layouts::build(&tables),
@@ -203,7 +200,6 @@ impl Codec {
             tables,
             index,
             ids,
-            opcode,
         })
     }
 

@@ -125,6 +125,30 @@ impl<'a> Answers<'a> {
     }
 }
 
+/// The mnemonic nvdisasm printed for `v`'s fixed word on `arch`; `None` when it was refused,
+/// does not parse or was not recorded.
+pub fn base_mnemonic<'a>(v: &Variant, arch: Arch, known: &Answers<'a>) -> Option<&'a str> {
+    text_mnemonic(known.get(arch, v.fixed_value)?)
+}
+
+/// The mnemonic nvdisasm printed for `v`'s fixed word with bit `b` flipped alone: `None` when
+/// that word was not recorded, `Some(None)` when it was refused or does not parse.
+pub fn flip_mnemonic<'a>(
+    v: &Variant,
+    arch: Arch,
+    known: &Answers<'a>,
+    b: u8,
+) -> Option<Option<&'a str>> {
+    known.get(arch, v.fixed_value ^ 1 << b).map(text_mnemonic)
+}
+
+fn text_mnemonic(a: &Answer) -> Option<&str> {
+    match a {
+        Answer::Text(t) => Line::parse(t).map(|l| l.mnemonic),
+        Answer::Illegal(_) => None,
+    }
+}
+
 /// `text` or `illegal: reason`.
 pub fn answer_text(a: &Answer) -> String {
     match a {

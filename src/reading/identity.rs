@@ -7,25 +7,21 @@
 //! (synthesised, nvdisasm 13.5.37): its fixed word with bit 81 cleared reads `FADD`, and ptxas
 //! emits 1,149 such words.
 
-use super::flips::Answers;
-use crate::oracle::Answer;
-use crate::oracle::text::Line;
+use super::flips::{Answers, base_mnemonic, flip_mnemonic};
 use crate::spec::{Table, Variant};
 
 /// The fixed bits of `v` whose lone flip on its fixed word nvdisasm prints with another
 /// mnemonic (bit 0 = least significant); 0 when the fixed word is refused or not recorded.
 pub fn identity_bits(v: &Variant, arch: crate::arch::Arch, known: &Answers) -> u128 {
-    let Some(Answer::Text(t0)) = known.get(arch, v.fixed_value) else {
-        return 0;
-    };
-    let Some(m0) = Line::parse(t0).map(|l| l.mnemonic) else {
+    let Some(m0) = base_mnemonic(v, arch, known) else {
         return 0;
     };
     (0..128u8)
         .filter(|&b| v.fixed_mask >> b & 1 == 1)
         .filter(|&b| {
-            matches!(known.get(arch, v.fixed_value ^ 1 << b),
-                Some(Answer::Text(t)) if Line::parse(t).is_some_and(|l| l.mnemonic != m0))
+            flip_mnemonic(v, arch, known, b)
+                .flatten()
+                .is_some_and(|m| m != m0)
         })
         .fold(0, |m, b| m | 1 << b)
 }
@@ -45,7 +41,7 @@ pub fn learn_identities(mut tables: Vec<Table>, known: &Answers) -> Vec<Table> {
 mod tests {
     use super::*;
     use crate::arch::Arch;
-    use crate::oracle::Entry;
+    use crate::oracle::{Answer, Entry};
 
     #[test]
     fn a_fixed_bit_whose_flip_reads_another_mnemonic_is_an_identity_bit() {

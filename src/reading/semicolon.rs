@@ -17,10 +17,11 @@
 //! they are differs by instruction: SM90 TMML counts its barrier fields, synthesised SM90
 //! FMUL does not (`r-bar` 6 still prints `X;`).
 
-use super::flips::Answers;
+use super::flips::{Answers, base_mnemonic, flip_mnemonic};
 use crate::arch::Arch;
 use crate::oracle::Answer;
 use crate::oracle::text::Line;
+use crate::spec::model::{hex128, unhex128};
 use crate::spec::{FieldKind, SchedKind, Table, Variant};
 use serde::{Deserialize, Serialize};
 
@@ -30,10 +31,10 @@ pub enum Semicolon {
     /// `X;` where `word & mask == value`, `X ;` otherwise (bits as in the word, bit 0 = LSB).
     Quiet {
         /// The bits that decide (SM90 TMML: the scheduling fields, bits 105-121, and 102-103).
-        #[serde(with = "hex")]
+        #[serde(serialize_with = "hex128", deserialize_with = "unhex128")]
         mask: u128,
         /// Their values in a quiet word.
-        #[serde(with = "hex")]
+        #[serde(serialize_with = "hex128", deserialize_with = "unhex128")]
         value: u128,
     },
     /// Always `X ;`: nvdisasm put the space before `;` even in the quiet word.
@@ -48,19 +49,6 @@ impl Semicolon {
             Semicolon::Quiet { mask, value } => Some((mask, value)),
             Semicolon::Spaced => None,
         }
-    }
-}
-
-mod hex {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{v:032x}"))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
-        let s = String::deserialize(d)?;
-        u128::from_str_radix(&s, 16).map_err(serde::de::Error::custom)
     }
 }
 
@@ -102,15 +90,10 @@ pub fn quiet_word(v: &Variant) -> Option<u128> {
 /// nvdisasm reads with the fixed word's mnemonic. `None` until the fixed word and its 128
 /// single flips are recorded and the fixed word is legal.
 fn probe_bits(v: &Variant, arch: Arch, known: &Answers) -> Option<Vec<u8>> {
-    let Answer::Text(t0) = known.get(arch, v.fixed_value)? else {
-        return None;
-    };
-    let m0 = Line::parse(t0)?.mnemonic;
+    let m0 = base_mnemonic(v, arch, known)?;
     let mut bits = Vec::new();
     for b in 0..128u8 {
-        if let Answer::Text(t) = known.get(arch, v.fixed_value ^ 1 << b)?
-            && Line::parse(t).is_some_and(|l| l.mnemonic == m0)
-        {
+        if flip_mnemonic(v, arch, known, b)? == Some(m0) {
             bits.push(b);
         }
     }
