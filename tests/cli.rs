@@ -279,3 +279,88 @@ fn bench_refuses_sizes_that_would_measure_nothing() {
     assert!(!ok);
     assert!(err.contains("150 is not in 1..=99"), "{err}");
 }
+
+/// Runs the binary; returns (exit code, stdout, stderr).
+fn run_code(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+        .args(args)
+        .output()
+        .expect("binary runs");
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The command a message suggests (its last `...` quote), run as a user pasting it into a
+/// shell would (with this build's binary for `sass-conform`).
+fn paste(message: &str) -> std::process::Output {
+    let end = message.rfind('`').expect("a quoted command");
+    let start = message[..end].rfind('`').expect("a quoted command") + 1;
+    let cmd = &message[start..end];
+    let rest = cmd
+        .strip_prefix("sass-conform ")
+        .expect("a sass-conform command");
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' {rest}", env!("CARGO_BIN_EXE_sass-conform")))
+        .output()
+        .expect("sh runs")
+}
+
+#[test]
+fn manifest_errors_suggest_a_command_that_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    // A space and a quote in the names: the suggestion must quote them.
+    let o = dir.path().join("my oracle");
+    std::fs::create_dir_all(o.join("sm100")).unwrap();
+    let row = "word\tarch\tstatus\ttext\n\
+               00000000080000000000000000000f66\tSM100\tok\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\n";
+    let t = o.join("sm100/it's.tsv");
+    std::fs::write(&t, row).unwrap();
+    let (os, ts) = (o.to_str().unwrap(), t.to_str().unwrap());
+    let (qo, qt) = (format!("'{os}'"), ts.replace('\'', r"'\''"));
+    let qt = format!("'{qt}'");
+
+    // No MANIFEST.json at all.
+    let (code, out, err) = run_code(&["diff", "--oracle", os]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "sass-conform: error: {os}/MANIFEST.json:0: missing: every oracle file must be \
+             listed in MANIFEST.json (with its row count and sha256); record with \
+             `sass-conform oracle record`, or list the files here, if nvdisasm 13.5.37 made \
+             them (else give its version), with `sass-conform oracle manifest --oracle {qo} \
+             --update --add {qt} --nvdisasm-version 13.5.37`\n"
+        )
+    );
+    let pasted = paste(&err);
+    assert!(pasted.status.success(), "{pasted:?}");
+    let (code, out, err) = run_code(&["diff", "--oracle", os]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("entries                      1\n"), "{out}");
+
+    // A file the manifest does not list, read through a subfolder (manifest one up).
+    let u = o.join("sm100/U.tsv");
+    std::fs::write(&u, row).unwrap();
+    let sub = o.join("sm100");
+    let (us, subs) = (u.to_str().unwrap(), sub.to_str().unwrap());
+    let (code, out, err) = run_code(&["diff", "--oracle", subs]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "sass-conform: error: {us}:0: not listed in {subs}/../MANIFEST.json (an oracle \
+             file must be recorded with its row count and sha256; move it away, or list it, \
+             if nvdisasm 13.5.37 made it (else give its version), with `sass-conform oracle \
+             manifest --oracle {qo} --update --add '{us}' --nvdisasm-version 13.5.37`)\n"
+        )
+    );
+    let pasted = paste(&err);
+    assert!(pasted.status.success(), "{pasted:?}");
+    let (code, out, err) = run_code(&["diff", "--oracle", os]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("entries                      2\n"), "{out}");
+}

@@ -452,12 +452,17 @@ impl ListedFiles {
             .map(|d| (d.clone(), d.join("MANIFEST.json")))
             .find(|(_, m)| m.is_file())
             .ok_or_else(|| {
+                let version = likely_version(&[]);
                 bad(
                     &dir.join("MANIFEST.json"),
                     0,
-                    "missing: every oracle file must be listed in MANIFEST.json (with its row \
-                     count and sha256); record with `sass-conform oracle record`, or list \
-                     existing files with `sass-conform oracle manifest --update --add`",
+                    format!(
+                        "missing: every oracle file must be listed in MANIFEST.json (with its \
+                         row count and sha256); record with `sass-conform oracle record`, or \
+                         list the files here, if nvdisasm {version} made them (else give its \
+                         version), with `{}`",
+                        manifest_add_command(dir, &tsvs, &version)
+                    ),
                 )
             })?;
         let manifest = Manifest::read(&manifest_path)?;
@@ -478,15 +483,17 @@ impl ListedFiles {
                 .iter()
                 .find(|r| r.lists(&mdir_name, &rel))
                 .ok_or_else(|| {
+                    let version = likely_version(&manifest.files);
+                    let folder = shortest_name(&mdir, &mdir_abs);
                     bad(
                         &f,
                         0,
                         format!(
                             "not listed in {} (an oracle file must be recorded with its row \
-                             count and sha256; move it away, or list it with `sass-conform \
-                             oracle manifest --update --add {}`)",
+                             count and sha256; move it away, or list it, if nvdisasm {version} \
+                             made it (else give its version), with `{}`)",
                             manifest_path.display(),
-                            f.display()
+                            manifest_add_command(&folder, std::slice::from_ref(&f), &version)
                         ),
                     )
                 })?;
@@ -496,6 +503,75 @@ impl ListedFiles {
             manifest_path,
             files,
         })
+    }
+}
+
+/// The `sass-conform oracle manifest` command line that lists `files` in the MANIFEST.json of
+/// the oracle folder `folder` as made by nvdisasm `version`: every argument the command
+/// needs, each quoted for a POSIX shell where it has to be, so it can be pasted as it is.
+fn manifest_add_command(folder: &Path, files: &[PathBuf], version: &str) -> String {
+    let mut cmd = format!(
+        "sass-conform oracle manifest --oracle {} --update",
+        shell_word(&folder.to_string_lossy())
+    );
+    for f in files {
+        cmd.push_str(" --add ");
+        cmd.push_str(&shell_word(&f.to_string_lossy()));
+    }
+    cmd.push_str(" --nvdisasm-version ");
+    cmd.push_str(&shell_word(version));
+    cmd
+}
+
+/// The nvdisasm version a file added to a manifest whose records are `records` most likely
+/// comes from: the one most of them name (the newest of a tie), else the one that recorded
+/// the project's oracle ([`crate::locate::oracle_nvdisasm_versions`], its newest).
+fn likely_version(records: &[FileRecord]) -> String {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in records {
+        *count.entry(r.nvdisasm_version.as_str()).or_default() += 1;
+    }
+    let most = count
+        .iter()
+        .max_by_key(|&(v, n)| (*n, *v))
+        .map(|(v, _)| v.to_string());
+    most.or_else(|| crate::locate::oracle_nvdisasm_versions().pop())
+        .unwrap_or_else(|| "VERSION".into())
+}
+
+/// `dir` (a folder named `d`, `d/..` or `d/../..`) with each `..` taken out with the name
+/// before it, when that shorter name is the same folder (`abs`, its canonical path; a
+/// symbolic link makes it another), else `dir` as it is.
+fn shortest_name(dir: &Path, abs: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut parts: Vec<Component> = Vec::new();
+    for c in dir.components() {
+        match (c, parts.last()) {
+            (Component::ParentDir, Some(Component::Normal(_))) => {
+                parts.pop();
+            }
+            (Component::CurDir, _) => {}
+            _ => parts.push(c),
+        }
+    }
+    let short: PathBuf = match parts.is_empty() {
+        true => PathBuf::from("."),
+        false => parts.iter().collect(),
+    };
+    match fs::canonicalize(&short) {
+        Ok(c) if c == abs => short,
+        _ => dir.to_path_buf(),
+    }
+}
+
+/// `s` as one word of a POSIX shell command line: as it is when it holds only characters
+/// the shell takes literally, else in single quotes (a `'` in it written `'\''`).
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./+,:=@%".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 
