@@ -364,3 +364,69 @@ fn manifest_errors_suggest_a_command_that_runs() {
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("entries                      2\n"), "{out}");
 }
+
+#[test]
+fn synth_learn_fails_when_a_learn_cannot_read_its_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // BMOV's workspace holds a recorded file with no MANIFEST.json: its learn cannot read
+    // its answers. NOP's learn finds no nvdisasm. Both get their MATRIX.tsv rows.
+    let ws = out.join(".learn/BMOV/oracle/sm90");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("BMOV.tsv"), "word\tarch\tstatus\ttext\n").unwrap();
+    for t in ["BMOV", "NOP"] {
+        std::fs::copy(format!("synth/SM90/{t}.txt"), out.join(format!("{t}.txt"))).unwrap();
+    }
+    let o = out.to_str().unwrap();
+    let nv = dir.path().join("no-nvdisasm");
+    let (code, _, err) = run_code(&[
+        "synth",
+        "--arch",
+        "SM90",
+        "--learn-only",
+        "--out",
+        o,
+        "--nvdisasm",
+        nv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    let manifest = format!("{o}/.learn/BMOV/oracle/MANIFEST.json:0: missing: ");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("synth: learn SM90 BMOV: "))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.starts_with("synth: learn SM90 BMOV: legal text -, verdict -, findings - (")
+            && line.ends_with(" s, exit 2)"),
+        "{line}"
+    );
+    assert!(
+        err.contains(&format!(
+            "synth: 2 of 2 learns failed (their rows in {o}/MATRIX.tsv have no figures):\n  \
+             SM90 BMOV: learn exit 2: sass-conform: error: {manifest}"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "(all of it in {o}/.learn/BMOV/learn.log)\n  SM90 NOP: learn exit 2: "
+        )),
+        "{err}"
+    );
+    let log = std::fs::read_to_string(out.join(".learn/BMOV/learn.log")).unwrap();
+    assert!(log.contains(&manifest), "{log}");
+    // Every row but its last column (the seconds the learn took).
+    let matrix = std::fs::read_to_string(out.join("MATRIX.tsv")).unwrap();
+    let rows: Vec<&str> = matrix
+        .lines()
+        .map(|l| l.rsplit_once('\t').unwrap().0)
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "arch\tmnemonic\tvariants\tcheck_legal_text\tcheck_verdict\tfindings\troot_causes",
+            "SM90\tBMOV\t2\t-\t-\t-\t-",
+            "SM90\tNOP\t1\t-\t-\t-\t-",
+        ]
+    );
+}

@@ -235,6 +235,7 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
         oracle_dir.display(),
         started.elapsed().as_secs_f64()
     );
+    let mut failed = 0;
     if a.learn {
         let learnt: Vec<Learnt> = tables
             .iter()
@@ -244,9 +245,9 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
                 variants: t.variants.len(),
             })
             .collect();
-        learn_all(a, &learnt, &outcome.run_mnemonics)?;
+        failed = learn_all(a, &learnt, &outcome.run_mnemonics)?;
     }
-    Ok(if outcome.skipped.is_empty() {
+    Ok(if outcome.skipped.is_empty() && failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -318,8 +319,10 @@ fn learn_only(a: &SynthArgs) -> Result<ExitCode> {
         tables.len(),
         a.out.display()
     );
-    learn_all(a, &tables, &run)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(match learn_all(a, &tables, &run)? {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    })
 }
 
 /// One row of MATRIX.tsv.
@@ -335,8 +338,11 @@ struct Row {
 }
 
 /// Learns each table alone from scratch (`learn OUT/X.txt --workspace OUT/.learn/X`, in a
-/// child process of this binary) and writes OUT/MATRIX.tsv, updated after each table.
-fn learn_all(a: &SynthArgs, tables: &[Learnt], run: &[String]) -> Result<()> {
+/// child process of this binary) and writes OUT/MATRIX.tsv, updated after each table. A
+/// learn that fails (its recorded answers unreadable, nvdisasm missing...) stops no other:
+/// its row has `-` for figures, and it is named at the end with its log. Returns how many
+/// failed (the caller's exit status says so).
+fn learn_all(a: &SynthArgs, tables: &[Learnt], run: &[String]) -> Result<usize> {
     let exe = std::env::current_exe().context("the sass-conform binary")?;
     let matrix = a.matrix.clone().unwrap_or_else(|| a.out.join("MATRIX.tsv"));
     // Rows of an earlier run for tables this run does not learn are kept; with --shard, the
@@ -359,6 +365,7 @@ fn learn_all(a: &SynthArgs, tables: &[Learnt], run: &[String]) -> Result<()> {
         .map(str::to_string)
         .collect();
     let mut rows: Vec<Row> = Vec::new();
+    let mut failed: Vec<String> = Vec::new();
     for t in tables {
         let table = a.out.join(format!("{}.txt", t.mnemonic));
         let ws = a.out.join(".learn").join(&t.mnemonic);
@@ -379,8 +386,9 @@ fn learn_all(a: &SynthArgs, tables: &[Learnt], run: &[String]) -> Result<()> {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        let log = ws.join("learn.log");
         std::fs::create_dir_all(&ws).ok();
-        std::fs::write(ws.join("learn.log"), &all).ok();
+        std::fs::write(&log, &all).ok();
         let (legal_text, verdict) = check_figures(&all, &t.arch.to_string(), &t.mnemonic)
             .unwrap_or_else(|| ("-".into(), "-".into()));
         let (root_causes, findings) = findings_count(&all)
@@ -391,12 +399,26 @@ fn learn_all(a: &SynthArgs, tables: &[Learnt], run: &[String]) -> Result<()> {
             "synth: learn {} {}: legal text {legal_text}, verdict {verdict}, findings {findings} ({seconds:.0} s{})",
             t.arch,
             t.mnemonic,
-            if out.status.success() {
-                String::new()
-            } else {
-                format!(", exit {}", out.status)
+            match exit_text(out.status) {
+                None => String::new(),
+                Some(e) => format!(", {e}"),
             }
         );
+        if let Some(e) = exit_text(out.status) {
+            // The child's own last line says why (its error, or what it skipped).
+            let why = all
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            failed.push(format!(
+                "{} {}: learn {e}: {} (all of it in {})",
+                t.arch,
+                t.mnemonic,
+                why.trim(),
+                log.display()
+            ));
+        }
         rows.push(Row {
             arch: t.arch.to_string(),
             mnemonic: t.mnemonic.clone(),
@@ -431,7 +453,32 @@ fn learn_all(a: &SynthArgs, tables: &[Learnt], run: &[String]) -> Result<()> {
         }
         write_atomic(&matrix, &tsv)?;
     }
-    Ok(())
+    if !failed.is_empty() {
+        eprintln!(
+            "synth: {} of {} learns failed (their rows in {} have no figures):",
+            failed.len(),
+            tables.len(),
+            matrix.display()
+        );
+        for f in &failed {
+            eprintln!("  {f}");
+        }
+    }
+    Ok(failed.len())
+}
+
+/// How a child process ended when not with success: `exit 2`, `killed by signal 9`; `None`
+/// on success.
+fn exit_text(status: std::process::ExitStatus) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    if status.success() {
+        return None;
+    }
+    Some(match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exit {c}"),
+        (None, Some(s)) => format!("killed by signal {s}"),
+        (None, None) => status.to_string(),
+    })
 }
 
 /// From `learn`'s output (diff's headline), the check-split row of (arch, mnemonic):
