@@ -304,8 +304,10 @@ struct ScanArgs {
     /// Ask nvdisasm for every word, ignoring the recordings.
     #[arg(long)]
     live: bool,
-    /// Ask nvdisasm for every word and record the answers in DIR/<arch>.tsv (manifest:
-    /// DIR/../MANIFEST.json), e.g. `--record oracle/cubins`.
+    /// Record nvdisasm's answers in DIR/<arch>.tsv (manifest: DIR/../MANIFEST.json), e.g.
+    /// `--record oracle/cubins`: the answers DIR holds are read (instead of --oracle's) and
+    /// nvdisasm is asked only for the words they lack (with --live, for every word); what
+    /// the files hold stays.
     #[arg(long, value_name = "DIR")]
     record: Option<PathBuf>,
     /// Write every matched word as a roundtrip fuzz seed DIR/cubin-<key>-<word>.

@@ -191,3 +191,134 @@ fn cli_prints_the_counts() {
     }
     assert!(text.contains("no table on SM80 for: TEX 235, TLD 71, TLD4 256"));
 }
+
+/// Bytes of a one-kernel cubin beyond its 16-byte words (the fake's cubin pass counts words).
+fn cubin_overhead() -> usize {
+    use sass_conform::oracle::build_cubin;
+    let one = build_cubin(Arch(80), &[&[1u128][..]]).unwrap().len();
+    one - 16
+}
+
+/// A fake nvdisasm in `dir` that appends each invocation's arguments to `dir/calls`: its
+/// version is 13.5.37, the cubin pass calls every word legal (the trailing marker illegal),
+/// the raw pass answers `NOP ;` for every word.
+fn logging_nvdisasm(dir: &std::path::Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join("nvdisasm");
+    let script = format!(
+        r#"#!/bin/bash
+echo "$*" >> {calls}
+if [ "$1" = "--version" ]; then echo "Cuda compilation tools, release 13.5, V13.5.37"; exit 0; fi
+f="${{@: -1}}"
+size=$(stat -c%s "$f")
+if [ "$1" = "-c" ]; then
+  n=$(( (size - {overhead}) / 16 ))
+  printf "nvdisasm error   : Unrecognized operation for functional unit 'uC' at address 0x%08x\n" $(( (n - 1) * 16 )) >&2
+  echo "nvdisasm error   : Illegal instruction found" >&2
+  exit 1
+fi
+base=$4
+n=$(( size / 16 ))
+printf '\t.headerflags\t@"EF_CUDA_SM80"\n'
+for ((i = 0; i < n; i++)); do printf '        /*%x*/    NOP ;\n' $(( base + 16 * i )); done
+"#,
+        calls = dir.join("calls").display(),
+        overhead = cubin_overhead(),
+    );
+    std::fs::write(&p, script).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+#[test]
+fn record_asks_only_for_words_not_recorded() {
+    use sass_conform::oracle::build_cubin;
+    let d = tempfile::tempdir().unwrap();
+    let nv = logging_nvdisasm(d.path());
+    let calls = d.path().join("calls");
+    let words = [0x7918u128, 0x7918 | 1 << 100, 0x7918 | 2 << 100];
+    let a = d.path().join("a.cubin");
+    std::fs::write(&a, build_cubin(Arch(80), &[&words[..]]).unwrap()).unwrap();
+    let rec = d.path().join("oracle/cubins");
+    let (rs, nvs) = (rec.to_str().unwrap(), nv.to_str().unwrap());
+    let scan = |cubins: &[&std::path::Path]| {
+        let mut args = vec!["scan".to_string()];
+        args.extend(cubins.iter().map(|c| c.to_str().unwrap().to_string()));
+        args.extend(["--record", rs, "--nvdisasm", nvs].map(String::from));
+        let out = Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+        let asked = std::fs::read_to_string(&calls).unwrap_or_default();
+        let _ = std::fs::remove_file(&calls);
+        (stdout.lines().next().unwrap_or("").to_string(), asked)
+    };
+    let read = |rel: &str| std::fs::read(d.path().join(rel)).unwrap();
+
+    // First run: every word is asked and recorded.
+    let (head, asked) = scan(&[&a]);
+    assert_eq!(
+        head,
+        format!(
+            "1 cubins; nvdisasm answers for 3 distinct words: 0 recorded ({rs}), 3 live \
+             (nvdisasm 13.5.37), 0 none"
+        )
+    );
+    assert!(asked.lines().any(|l| l.starts_with("-c ")), "{asked}");
+    let tsv = read("oracle/cubins/sm80.tsv");
+    let manifest = read("oracle/MANIFEST.json");
+    assert_eq!(String::from_utf8_lossy(&tsv).lines().count(), 4);
+
+    // Second run: every word is recorded; nvdisasm is never run, nothing is rewritten.
+    let (head, asked) = scan(&[&a]);
+    assert_eq!(
+        head,
+        format!(
+            "1 cubins; nvdisasm answers for 3 distinct words: 3 recorded ({rs}), 0 live, 0 none"
+        )
+    );
+    assert_eq!(asked, "");
+    assert_eq!(read("oracle/cubins/sm80.tsv"), tsv);
+    assert_eq!(read("oracle/MANIFEST.json"), manifest);
+
+    // A cubin with one more word: only that word is asked; the recorded rows stay.
+    let b = d.path().join("b.cubin");
+    let more = [words[0], 0x7918 | 3 << 100];
+    std::fs::write(&b, build_cubin(Arch(80), &[&more[..]]).unwrap()).unwrap();
+    let (head, asked) = scan(&[&b]);
+    assert_eq!(
+        head,
+        format!(
+            "1 cubins; nvdisasm answers for 2 distinct words: 1 recorded ({rs}), 1 live \
+             (nvdisasm 13.5.37), 0 none"
+        )
+    );
+    assert!(!asked.is_empty());
+    let rows = String::from_utf8(read("oracle/cubins/sm80.tsv")).unwrap();
+    assert_eq!(rows.lines().count(), 5, "{rows}");
+    let (code, out, err) = {
+        let o = Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+            .args(["oracle", "manifest", "--oracle"])
+            .arg(d.path().join("oracle"))
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    assert_eq!(code, Some(0), "{err}");
+    let o = d.path().join("oracle");
+    assert_eq!(
+        out,
+        format!(
+            "{}: 1 files, 4 entries: all match {}\n",
+            o.display(),
+            o.join("MANIFEST.json").display()
+        )
+    );
+}

@@ -240,8 +240,11 @@ pub struct ScanOptions {
     pub live: Live,
     /// nvdisasm binary (else [`Nvdisasm::locate`]'s search).
     pub nvdisasm: Option<PathBuf>,
-    /// Record nvdisasm's answers for every word into `DIR/<arch>.tsv` (e.g. `oracle/cubins`),
-    /// with a record per file in `DIR/../MANIFEST.json`. Implies [`Live::Always`].
+    /// Record nvdisasm's answers into `DIR/<arch>.tsv` (e.g. `oracle/cubins`), with a record
+    /// per file in `DIR/../MANIFEST.json`. The recorded answers are read from `DIR` (not
+    /// [`ScanOptions::oracle`]) and nvdisasm is asked only for the words they lack (every
+    /// word with [`Live::Always`]); what the files hold stays, and a file with nothing new
+    /// is left as it is.
     pub record: Option<PathBuf>,
     /// Write each matched word as a roundtrip fuzz seed `DIR/cubin-<key>-<word>`.
     pub seeds: Option<PathBuf>,
@@ -821,24 +824,31 @@ pub fn scan_paths(
         words: distinct.values().map(BTreeSet::len).sum(),
         ..AnswerSources::default()
     };
-    let live = if opts.record.is_some() {
-        Live::Always
-    } else {
-        opts.live
-    };
+    // Recording reads what the folder recorded into already holds (and asks only the words
+    // it lacks, as `oracle forms` does); `--live` asks every word again.
+    let recorded_in = opts.record.as_ref().or(opts.oracle.as_ref());
+    let mut kept: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
     let mut answers: Answers = HashMap::new();
-    if live != Live::Always
-        && let Some(dir) = &opts.oracle
+    if opts.live != Live::Always
+        && let Some(dir) = recorded_in
     {
-        for (_, entries) in oracle::load_dir(dir)? {
-            for e in entries {
+        for (path, entries) in oracle::load_dir(dir)? {
+            for e in &entries {
                 if distinct.get(&e.arch).is_some_and(|s| s.contains(&e.word)) {
-                    answers.insert((e.arch, e.word), e.answer);
+                    answers.insert((e.arch, e.word), e.answer.clone());
                 }
+            }
+            if opts.record.is_some() {
+                kept.insert(path, entries);
             }
         }
         sources.oracle = Some(dir.display().to_string());
         sources.recorded = answers.len();
+    } else if let (Some(dir), Live::Always) = (&opts.record, opts.live) {
+        // Asked again, but what the files hold beyond this scan's words stays.
+        for (path, entries) in oracle::load_dir(dir)? {
+            kept.insert(path, entries);
+        }
     }
     let wanted: BTreeMap<Arch, Vec<u128>> = distinct
         .iter()
@@ -852,9 +862,10 @@ pub fn scan_paths(
         })
         .filter(|(_, ws)| !ws.is_empty())
         .collect();
-    let nv = match live {
+    let nv = match opts.live {
         Live::Never => None,
         _ if wanted.is_empty() => None,
+        _ if opts.record.is_some() => Some(Nvdisasm::locate(opts.nvdisasm.as_deref())?),
         Live::Always => Some(Nvdisasm::locate(opts.nvdisasm.as_deref())?),
         Live::IfMissing => match Nvdisasm::locate(opts.nvdisasm.as_deref()) {
             Ok(n) => Some(n),
@@ -862,19 +873,25 @@ pub fn scan_paths(
             Err(_) => None,
         },
     };
+    let mut asked: BTreeMap<Arch, Vec<Entry>> = BTreeMap::new();
     if let Some(nv) = &nv {
         sources.nvdisasm = Some(nv.version().to_string());
         for (&arch, ws) in &wanted {
             let got = nv.disassemble(arch, ws, None)?;
             sources.live += got.len();
             for (&w, a) in ws.iter().zip(got) {
-                answers.insert((arch, w), a);
+                answers.insert((arch, w), a.clone());
+                asked.entry(arch).or_default().push(Entry {
+                    arch,
+                    word: w,
+                    answer: a,
+                });
             }
         }
     }
     sources.missing = sources.words - answers.len();
     if let (Some(dir), Some(nv)) = (&opts.record, &nv) {
-        record(dir, &distinct, &answers, nv.version(), &opts.command)?;
+        record(dir, asked, &kept, nv.version(), &opts.command)?;
     }
     let mut report = scan(codec, r, model, &cubins, &answers);
     report.answers = sources;
@@ -884,15 +901,20 @@ pub fn scan_paths(
     Ok(report)
 }
 
-/// Writes `DIR/<arch>.tsv` per arch and upserts their records in `DIR/../MANIFEST.json`, as
-/// one set ([`oracle::OracleWriter`]).
+/// Adds the answers nvdisasm gave now (`asked`, per arch) to `DIR/<arch>.tsv` (its recorded
+/// rows, `kept` by path as read from `DIR`, stay; a new answer replaces a recorded one for
+/// the same word) and upserts their records in `DIR/../MANIFEST.json`, as one set
+/// ([`oracle::OracleWriter`]). The file of an arch nothing was asked for is left as it is.
 fn record(
     dir: &Path,
-    distinct: &BTreeMap<Arch, BTreeSet<u128>>,
-    answers: &Answers,
+    asked: BTreeMap<Arch, Vec<Entry>>,
+    kept: &BTreeMap<PathBuf, Vec<Entry>>,
     version: &str,
     command: &str,
 ) -> Result<(), ScanError> {
+    if asked.is_empty() {
+        return Ok(());
+    }
     let root = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -902,19 +924,17 @@ fn record(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut writer = oracle::OracleWriter::open(root)?;
-    for (&arch, ws) in distinct {
-        let mut entries: Vec<Entry> = ws
-            .iter()
-            .filter_map(|&w| {
-                answers.get(&(arch, w)).map(|a| Entry {
-                    arch,
-                    word: w,
-                    answer: a.clone(),
-                })
-            })
-            .collect();
-        let rel = format!("{dir_name}/{}.tsv", arch.to_string().to_lowercase());
-        writer.stage_entries(&rel, arch, &mut entries, version, command)?;
+    for (arch, new) in asked {
+        let file = format!("{}.tsv", arch.to_string().to_lowercase());
+        let mut entries: Vec<Entry> = kept.get(&dir.join(&file)).cloned().unwrap_or_default();
+        entries.extend(new);
+        writer.stage_entries(
+            &format!("{dir_name}/{file}"),
+            arch,
+            &mut entries,
+            version,
+            command,
+        )?;
     }
     writer.commit()?;
     Ok(())
