@@ -167,8 +167,9 @@ pub fn learn_with(
 const MIN_FORM_MISSES_PERMILLE: u32 = 10;
 
 /// `printer`, or one printer per value of a group where `printer`'s misses gather, when that
-/// reproduces more of `samples`. A form seen only off the base word (an operand that prints
-/// only with one value of a modifier: SM90 USETMAXREG's `UP1,` after `.TRY_ALLOC`, bits 81-83,
+/// reproduces more of `samples`; failing that, the candidates of [`judged_forms`]. A form
+/// seen only off the base word (an operand that prints only with one value of a modifier:
+/// SM90 USETMAXREG's `UP1,` after `.TRY_ALLOC`, bits 81-83,
 /// which the sweeps around the `.DEALLOC` base never show) gives no span inside its span, so
 /// [`form_mask`] misses it; its answers (the forms experiment sweeps around it) are then
 /// misprinted, nearly all with that group at the value of the form ([`miss_group`]).
@@ -183,46 +184,244 @@ fn gathered_forms<'a>(
         return printer;
     }
     let missed = misses(&printer, samples);
-    let Some(form) = miss_group(cands, samples, &missed) else {
-        return printer;
-    };
-    if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
-        eprintln!(
-            "gathered form {form:x}: misses {} of {}",
-            missed.iter().filter(|&&m| m).count(),
-            samples.len()
-        );
-    }
-    match learn_forms(
-        fixed_mask,
-        form,
-        groups,
+    let before = printer.learned_permille;
+    // The group where the misses gather, judged on every answer.
+    let gathered = miss_group(cands, samples, &missed, GATHER_RATE);
+    let printer = best_of_forms(
+        (fixed_mask, groups),
+        gathered.as_slice(),
         samples,
-        (MAX_FORM_DEPTH - 1, cutting, pick),
+        (printer, cutting, pick),
         cache,
-    ) {
-        Some(p) if p.learned_permille > printer.learned_permille => p,
-        _ => printer,
+    );
+    if printer.learned_permille > before {
+        return printer;
     }
+    judged_forms(
+        (fixed_mask, groups),
+        &trial_groups(cands, samples, &missed),
+        samples,
+        (printer, cutting, pick),
+        cache,
+    )
+}
+
+/// [`gathered_forms`]'s second try: of the `forms` candidates, the one whose forms, learned
+/// without the combination words [`set_aside`] keeps, print most of those, by at least
+/// [`MIN_FORM_GAIN_PERMILLE`] of them more than `printer` does; then learned from all of
+/// `samples`. A form part of few answers and no sweeps is learned by heart, right on every
+/// answer it saw and on few others (SM80 LD's bit 90: 99.8% of the answers learned from, the
+/// check split 83.6% -> 53.6%); judged on words it did not see, it is refused. Sweep words are
+/// never set aside: a form's printer needs them to place its slots. `printer` when no
+/// candidate wins, when fewer than [`MIN_FORM_JUDGES`] words can be set aside, or when
+/// `printer` misses more than [`MAX_FORM_MISSES_PERMILLE`] of `samples`.
+fn judged_forms<'a>(
+    (fixed_mask, groups): (u128, &[u128]),
+    forms: &[u128],
+    samples: &[Sample<'a>],
+    (printer, cutting, pick): (Printer, Cutting, BasePick),
+    cache: &mut SlotCache<'a>,
+) -> Printer {
+    if printer.learned_permille < 1000 - MAX_FORM_MISSES_PERMILLE {
+        return printer;
+    }
+    let (val, fit): (Vec<Sample>, Vec<Sample>) = samples
+        .iter()
+        .partition(|(w, _)| set_aside(*w) && is_combination(*w, fixed_mask));
+    if val.len() < MIN_FORM_JUDGES {
+        return printer;
+    }
+    let right = |p: &Printer| val.iter().filter(|(w, t)| p.slots_text(*w) == *t).count();
+    let floor = right(&printer);
+    let margin = (val.len() * MIN_FORM_GAIN_PERMILLE / 1000).max(2);
+    let mut best: Option<(usize, u128)> = None;
+    for &form in forms {
+        let Some(trial) = learn_forms(
+            fixed_mask,
+            form,
+            groups,
+            &fit,
+            (MAX_FORM_DEPTH - 1, cutting, pick),
+            cache,
+        ) else {
+            continue;
+        };
+        let score = right(&trial);
+        if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
+            eprintln!(
+                "trial form {form:x}: {score} of {} set aside (printer {floor})",
+                val.len()
+            );
+        }
+        if score >= floor + margin && best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, form));
+        }
+    }
+    match best {
+        Some((_, form)) => best_of_forms(
+            (fixed_mask, groups),
+            &[form],
+            samples,
+            (printer, cutting, pick),
+            cache,
+        ),
+        None => printer,
+    }
+}
+
+/// Most misses (per mille of the answers) a printer may leave for [`judged_forms`] to look
+/// for forms: a printer wrong on more than a third of its answers is wrong about which words
+/// are its variant's (SM80 F2F's overlapping type variants, 55% missed), not about a form.
+const MAX_FORM_MISSES_PERMILLE: u32 = 333;
+
+/// Least gain (per mille of the words set aside, and at least 2 words) a form must show in
+/// [`judged_forms`].
+const MIN_FORM_GAIN_PERMILLE: usize = 10;
+
+/// Fewest combination words [`judged_forms`] judges form candidates on.
+const MIN_FORM_JUDGES: usize = 16;
+
+/// Least number of free bits (outside the variant's fixed bits) set in a word taken for a
+/// combination word (every field at a random value), not a sweep (a base word with one group
+/// changed, at most a 24-bit field's all-ones and the base's few bits).
+const MIN_COMBINATION_BITS: u32 = 32;
+
+/// Whether `w` is a combination word of a variant with fixed bits `fixed_mask`
+/// ([`MIN_COMBINATION_BITS`]).
+fn is_combination(w: u128, fixed_mask: u128) -> bool {
+    (w & !fixed_mask).count_ones() >= MIN_COMBINATION_BITS
+}
+
+/// Of one printer per value of each group of `forms` (learned from all of `samples`), the one
+/// right on most of them, when it is right on more than `printer`; else `printer`.
+fn best_of_forms<'a>(
+    (fixed_mask, groups): (u128, &[u128]),
+    forms: &[u128],
+    samples: &[Sample<'a>],
+    (printer, cutting, pick): (Printer, Cutting, BasePick),
+    cache: &mut SlotCache<'a>,
+) -> Printer {
+    let mut best = printer;
+    for &form in forms {
+        if let Some(p) = learn_forms(
+            fixed_mask,
+            form,
+            groups,
+            samples,
+            (MAX_FORM_DEPTH - 1, cutting, pick),
+            cache,
+        ) && p.learned_permille > best.learned_permille
+        {
+            best = p;
+        }
+    }
+    best
+}
+
+/// How often (as a fraction num/den of all answers' rate) the answers of a form's values
+/// must be missed for [`miss_group`] in [`gathered_forms`]'s first try.
+const GATHER_RATE: (usize, usize) = (2, 1);
+
+/// [`GATHER_RATE`] for [`trial_groups`]: SM100 MUFU's `.F16`/`.BF16` pair, bits 72-73,
+/// gathers its misses at 1.8 and 2.0 times the rate of all answers.
+const TRIAL_GATHER_RATE: (usize, usize) = (3, 2);
+
+/// How many candidate form groups [`judged_forms`] learns a printer for (and the forms
+/// experiment sweeps around beside the [`miss_group`], [`missed_form`]).
+const FORM_TRIALS: usize = 2;
+
+/// The groups [`judged_forms`] tries, at most [`FORM_TRIALS`]: the group where the misses
+/// gather at a lower rate ([`TRIAL_GATHER_RATE`]), then the candidates that say most about
+/// which answers are missed ([`miss_gain`]). The misses of a form shown by two bits together
+/// can be spread over every value of each (SM100 MUFU, a source half suffix that prints with
+/// `.F16` or `.BF16`, bits 72 and 73, the printer without forms wrong on it in every type):
+/// no value of a group gathers them at [`GATHER_RATE`], and the two bits together say most
+/// about them.
+fn trial_groups(cands: &[u128], samples: &[Sample], missed: &[bool]) -> Vec<u128> {
+    let mut out: Vec<u128> = miss_group(cands, samples, missed, TRIAL_GATHER_RATE)
+        .into_iter()
+        .collect();
+    let mut ranked: Vec<(u64, u128)> = cands
+        .iter()
+        .map(|&g| (miss_gain(g, samples, missed), g))
+        .filter(|&(gain, _)| gain > 0)
+        .collect();
+    ranked.sort_by_key(|&(gain, g)| (std::cmp::Reverse(gain), g.count_ones(), g));
+    for (_, g) in ranked {
+        if out.len() >= FORM_TRIALS {
+            break;
+        }
+        if !out.contains(&g) {
+            out.push(g);
+        }
+    }
+    out
+}
+
+/// What knowing the value of `g` says about whether an answer is missed, in millionths of a
+/// bit: the information gain on the missed flag divided by the entropy of `g`'s values (the
+/// gain ratio, so that a wider group is not preferred for its many values alone). 0 for a
+/// group with one value.
+fn miss_gain(g: u128, samples: &[Sample], missed: &[bool]) -> u64 {
+    let mut per: HashMap<u128, (f64, f64)> = HashMap::default();
+    let (mut all_m, mut all_n) = (0f64, 0f64);
+    for (&(w, t), &m) in samples.iter().zip(missed) {
+        if t.is_empty() {
+            continue;
+        }
+        let e = per.entry(pext(w, g)).or_default();
+        e.0 += f64::from(u8::from(m));
+        e.1 += 1.0;
+        all_m += f64::from(u8::from(m));
+        all_n += 1.0;
+    }
+    if per.len() < 2 || all_n == 0.0 {
+        return 0;
+    }
+    let h = |p: f64| {
+        if p <= 0.0 || p >= 1.0 {
+            0.0
+        } else {
+            -(p * p.log2() + (1.0 - p) * (1.0 - p).log2())
+        }
+    };
+    let after: f64 = per.values().map(|&(m, n)| n / all_n * h(m / n)).sum();
+    let split: f64 = per
+        .values()
+        .map(|&(_, n)| -(n / all_n) * (n / all_n).log2())
+        .sum();
+    let gain = (h(all_m / all_n) - after) / split.max(f64::EPSILON);
+    (gain.max(0.0) * 1e6) as u64
 }
 
 /// Where `printer` (learned for `v`) misses at least [`MIN_FORM_MISSES_PERMILLE`] of
 /// `samples`: its form bits when it has some (a form learned from combination words alone,
-/// [`gathered_forms`], needs its own sweeps), else the group where the misses gather
-/// ([`miss_group`]).
-fn missed_form(v: &crate::spec::Variant, printer: &Printer, samples: &[Sample]) -> Option<u128> {
+/// [`gathered_forms`], needs its own sweeps), else the groups [`gathered_forms`] would try
+/// ([`miss_group`], then [`trial_groups`]); empty otherwise.
+fn missed_form(v: &crate::spec::Variant, printer: &Printer, samples: &[Sample]) -> Vec<u128> {
     if samples.is_empty() {
-        return None;
+        return Vec::new();
     }
     let missed = misses(printer, samples);
     let n = missed.iter().filter(|&&m| m).count();
     if n * 1000 < MIN_FORM_MISSES_PERMILLE as usize * samples.len() {
-        return None;
+        return Vec::new();
     }
     if printer.form_mask != 0 {
-        return Some(printer.form_mask);
+        return vec![printer.form_mask];
     }
-    miss_group(&form_groups(v), samples, &missed)
+    let cands = form_groups(v);
+    let mut out: Vec<u128> = miss_group(&cands, samples, &missed, GATHER_RATE)
+        .into_iter()
+        .collect();
+    if printer.learned_permille >= 1000 - MAX_FORM_MISSES_PERMILLE {
+        for g in trial_groups(&cands, samples, &missed) {
+            if !out.contains(&g) {
+                out.push(g);
+            }
+        }
+    }
+    out
 }
 
 /// Per answer of `samples`, whether `printer` misprints it (an empty text, which no printer
@@ -235,9 +434,14 @@ fn misses(printer: &Printer, samples: &[Sample]) -> Vec<bool> {
 }
 
 /// The group of [`gathered_forms`]: per candidate group, the misses in its values missed at
-/// least twice as often as all answers are (values holding at most 3/4 of the answers); the
-/// group with most, if that is at least half of all the misses.
-fn miss_group(cands: &[u128], samples: &[Sample], missed: &[bool]) -> Option<u128> {
+/// least `num/den` times as often as all answers are (values holding at most 3/4 of the
+/// answers); the group with most, if that is at least half of all the misses.
+fn miss_group(
+    cands: &[u128],
+    samples: &[Sample],
+    missed: &[bool],
+    (num, den): (usize, usize),
+) -> Option<u128> {
     let total = missed.iter().filter(|&&m| m).count();
     let mut best: Option<(usize, u128)> = None;
     for &g in cands {
@@ -257,7 +461,7 @@ fn miss_group(cands: &[u128], samples: &[Sample], missed: &[bool]) -> Option<u12
         let answers: usize = per.values().map(|&(_, n)| n).sum();
         let (gathered, held) = per
             .values()
-            .filter(|&&(m, n)| m * answers >= 2 * total * n)
+            .filter(|&&(m, n)| den * m * answers >= num * total * n)
             .fold((0, 0), |(m0, n0), &(m, n)| (m0 + m, n0 + n));
         // Misses spread over most answers are no form's.
         if 4 * held > 3 * answers {
@@ -278,7 +482,12 @@ fn miss_group(cands: &[u128], samples: &[Sample], missed: &[bool]) -> Option<u12
 /// or `.F64`).
 fn form_candidates(fixed_mask: u128, groups: &[u128]) -> Vec<u128> {
     let mut out = Vec::new();
-    for &g in groups.iter().filter(|&&g| g & fixed_mask == 0) {
+    let free: Vec<u128> = groups
+        .iter()
+        .copied()
+        .filter(|&g| g & fixed_mask == 0)
+        .collect();
+    for &g in &free {
         let n = g.count_ones();
         if n <= MAX_FORM_BITS {
             out.push(g);
@@ -290,8 +499,39 @@ fn form_candidates(fixed_mask: u128, groups: &[u128]) -> Vec<u128> {
             }
         }
     }
+    out.extend(adjacent_pairs(&free));
     out
 }
+
+/// Unions of two contiguous groups of at most [`MAX_PAIRED_FORM_BITS`] bits each (one ends
+/// at the bit below where the other starts): a form can be one field the table draws as two
+/// (SM100 MUFU's source type, `.F16` bit 72 and `.BF16` bit 73 as two flags, where a source
+/// half suffix prints with either and with neither does not: no single bit gathers the
+/// misses, the two together do).
+fn adjacent_pairs(groups: &[u128]) -> Vec<u128> {
+    let small: Vec<u128> = groups
+        .iter()
+        .copied()
+        .filter(|g| g.count_ones() <= MAX_PAIRED_FORM_BITS)
+        .collect();
+    let mut out = Vec::new();
+    for &a in &small {
+        for &b in &small {
+            let u = a | b;
+            let run = u >> u.trailing_zeros();
+            if b.trailing_zeros() == 128 - a.leading_zeros()
+                && u.count_ones() <= MAX_FORM_BITS
+                && run & (run + 1) == 0
+            {
+                out.push(u);
+            }
+        }
+    }
+    out
+}
+
+/// Widest group [`adjacent_pairs`] joins to its neighbour.
+const MAX_PAIRED_FORM_BITS: u32 = 2;
 
 /// The candidate form groups of `v` for [`miss_group`]: its modifier and flag fields and
 /// small operand fields as [`form_candidates`] takes them, and its free bits; never the guard
@@ -3517,6 +3757,134 @@ mod tests {
         }
     }
 
+    /// A MUFU-like text (nvdisasm 13.5.37, SM100 MUFU_R_UR, taken apart): the type is two
+    /// flags, `.F16` bit 72 and `.BF16` bit 73 (both set: `.INVALID3`), and the source's half
+    /// suffix in bits 60-61 (`.H1`, `.INVALID2`, `.INVALID3`) prints only with `.F16` or
+    /// `.BF16`, inside the absolute value's bars (bit 62; bit 63 negates). At the `F32` base
+    /// word bits 60-61 print nothing.
+    fn gated_suffix(w: u128) -> String {
+        let ops = ["COS", "SIN", "EX2", "LG2"];
+        let ty = match (w >> 72) & 3 {
+            0 => "",
+            1 => ".F16",
+            2 => ".BF16",
+            _ => ".INVALID3",
+        };
+        let half = match ((w >> 72) & 3, (w >> 60) & 3) {
+            (1 | 2, 1) => ".H1",
+            (1 | 2, 2) => ".INVALID2",
+            (1 | 2, 3) => ".INVALID3",
+            _ => "",
+        };
+        let (neg, bar) = (
+            if w >> 63 & 1 == 1 { "-" } else { "" },
+            if w >> 62 & 1 == 1 { "|" } else { "" },
+        );
+        format!(
+            "MUFU.{}{ty} R{}, {neg}{bar}UR{}{half}{bar} ;",
+            ops[((w >> 74) & 3) as usize],
+            (w >> 16) & 0x7f,
+            (w >> 32) & 0x3f
+        )
+    }
+
+    #[test]
+    fn a_suffix_two_flags_gate_is_learned_as_their_form() {
+        let groups: Vec<u128> = vec![
+            0x7f << 16,
+            0x3f << 32,
+            1 << 60,
+            1 << 61,
+            1 << 62,
+            1 << 63,
+            1 << 72,
+            1 << 73,
+            3 << 74,
+        ];
+        // The sweeps around the base and around each value of the type bits (the forms
+        // experiment's words), then combination words.
+        let mut words: Vec<u128> = Vec::new();
+        for ty in 0..4u128 {
+            let base = ty << 72;
+            words.push(base);
+            for &g in &groups {
+                for v in group_values(g) {
+                    words.push(base & !g | deposit(v, g));
+                }
+            }
+            // Groups that print at one place, every value together ([`joint_sweeps`]).
+            words.extend((0..16u128).map(|v| base | v << 60));
+        }
+        let mut rng = crate::codec::SplitMix64(11);
+        let all = groups.iter().fold(0, |a, g| a | g);
+        words.extend((0..1500).map(|_| {
+            let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+            r & all
+        }));
+        let texts: Vec<String> = words.iter().map(|&w| gated_suffix(w)).collect();
+        let samples: Vec<Sample> = words
+            .iter()
+            .zip(&texts)
+            .map(|(w, t)| (*w, t.as_str()))
+            .collect();
+        let p = learn(0, &groups, &samples).expect("a printer");
+        assert_eq!(p.form_mask, 3 << 72, "the type flags are the form");
+        // Words none of the samples had: every type with every half.
+        let mut wrong = Vec::new();
+        for ty in 0..4u128 {
+            for half in 0..4u128 {
+                let w = ty << 72 | half << 60 | 2 << 74 | 5 << 16 | 9 << 32;
+                if p.slots_text(w) != gated_suffix(w) {
+                    wrong.push((p.slots_text(w), gated_suffix(w)));
+                }
+            }
+        }
+        let mut rng = crate::codec::SplitMix64(99);
+        let wrong_random = (0..400)
+            .map(|_| ((rng.next_u64() as u128) << 64 | rng.next_u64() as u128) & all)
+            .filter(|&w| p.slots_text(w) != gated_suffix(w))
+            .count();
+        assert_eq!(wrong_random, 0, "of 400 random words");
+        assert_eq!(wrong, Vec::<(String, String)>::new());
+    }
+
+    #[test]
+    fn adjacent_small_groups_pair_into_form_candidates() {
+        let pairs = adjacent_pairs(&[1 << 72, 1 << 73, 1 << 60, 0xff << 16, 3 << 74]);
+        assert_eq!(pairs, vec![3 << 72, 1 << 73 | 3 << 74]);
+    }
+
+    /// Misses spread like SM100 MUFU_R_R's before its form was learned (bits 72-73 at 0: 4.5%
+    /// missed, at 1 and 2: 22.0% and 24.1%): no value of any group is missed twice as often
+    /// as all answers, so [`miss_group`] at [`GATHER_RATE`] names none; at
+    /// [`TRIAL_GATHER_RATE`] the two type bits together gather 84% of the misses, either bit
+    /// alone under half, so the pair is [`trial_groups`]'s first candidate.
+    #[test]
+    fn spread_misses_name_the_pair_that_says_most() {
+        let mut rng = crate::codec::SplitMix64(5);
+        let mut samples: Vec<Sample> = Vec::new();
+        let mut missed = Vec::new();
+        for i in 0..6000u32 {
+            let ty = [0u128, 0, 1, 2][(i % 4) as usize];
+            let other = (rng.next_u64() as u128 & 0xff) << 16;
+            let w = ty << 72 | other;
+            let rate = [45, 220, 241][ty as usize];
+            samples.push((w, "x"));
+            missed.push(rng.next_u64() % 1000 < rate);
+        }
+        let cands = [1 << 72, 1 << 73, 3 << 72, 1 << 16, 1 << 17];
+        assert_eq!(miss_group(&cands, &samples, &missed, GATHER_RATE), None);
+        assert_eq!(
+            miss_group(&cands, &samples, &missed, TRIAL_GATHER_RATE),
+            Some(3 << 72)
+        );
+        let trials = trial_groups(&cands, &samples, &missed);
+        assert_eq!(trials.len(), FORM_TRIALS);
+        assert_eq!(trials[0], 3 << 72);
+        // A register bit says next to nothing about the misses; a type bit says much more.
+        assert!(miss_gain(1 << 16, &samples, &missed) * 20 < miss_gain(1 << 72, &samples, &missed));
+    }
+
     #[test]
     fn split_groups_parts_a_field_drawn_over_others() {
         // One 7-bit field of a page: bits 0-1 print a number, bit 2 inserts a modifier,
@@ -4777,7 +5145,8 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     // Around the values of a group where the learned printer's misses gather ([`miss_group`]):
     // a form the sweeps around the base never show, whose answers are then only combination
     // words that no sweep went around ([`gathered_forms`] learns it from these).
-    if let Some(gathered) = v.printer.as_ref().and_then(|p| missed_form(v, p, &samples)) {
+    let gathered = v.printer.as_ref().map(|p| missed_form(v, p, &samples));
+    for gathered in gathered.into_iter().flatten() {
         sweep_forms(
             (v.fixed_mask, v.fixed_value),
             &groups,
