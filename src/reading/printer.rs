@@ -169,10 +169,10 @@ const MIN_FORM_MISSES_PERMILLE: u32 = 10;
 /// `printer`, or one printer per value of a group where `printer`'s misses gather, when that
 /// reproduces more of `samples`; failing that, the candidates of [`judged_forms`]. A form
 /// seen only off the base word (an operand that prints only with one value of a modifier:
-/// SM90 USETMAXREG's `UP1,` after `.TRY_ALLOC`, bits 81-83,
-/// which the sweeps around the `.DEALLOC` base never show) gives no span inside its span, so
-/// [`form_mask`] misses it; its answers (the forms experiment sweeps around it) are then
-/// misprinted, nearly all with that group at the value of the form ([`miss_group`]).
+/// SM90 USETMAXREG's `UP1,` after `.TRY_ALLOC`, bits 81-83, which the sweeps around the
+/// `.DEALLOC` base never show) gives no span inside its span, so [`form_mask`] misses it; its
+/// answers (the forms experiment sweeps around it) are then misprinted, nearly all with that
+/// group at the value of the form ([`miss_group`]).
 fn gathered_forms<'a>(
     (fixed_mask, groups): (u128, &[u128]),
     cands: &[u128],
