@@ -107,6 +107,16 @@ impl Classes {
         }
     }
 
+    /// Class indices [`Classes::class`] can give: [`Classes::count`], and for a listed field
+    /// whose rows fill its width one more (a value wider than the field is unlisted; its
+    /// feature is then the next field's first).
+    fn reach(&self) -> usize {
+        match self {
+            Classes::Listed { values, .. } => values.len() + 1,
+            _ => self.count(),
+        }
+    }
+
     /// (class index, class) of `value`.
     fn class(&self, value: u64) -> (usize, ValueClass) {
         match self {
@@ -243,9 +253,48 @@ impl CoverageMap {
         self.triples + self.pairs
     }
 
+    /// The features variant `id` can reach (those [`CoverageMap::for_each_feature`] may
+    /// report for it), as ranges of feature numbers: each field's (field order: its triples,
+    /// and for a listed field whose rows fill its width the next feature too, which a value
+    /// wider than the field reaches), and its pairs (empty for an id the map does not know).
+    pub fn feature_ranges(
+        &self,
+        id: VariantId,
+    ) -> (Vec<std::ops::Range<usize>>, std::ops::Range<usize>) {
+        let Some(s) = self
+            .slots
+            .get(id.table as usize)
+            .and_then(|t| t.get(id.variant as usize))
+        else {
+            return (Vec::new(), 0..0);
+        };
+        let fields = s
+            .fields
+            .iter()
+            .map(|(base, c)| *base..base + c.reach())
+            .collect();
+        let pairs = self.triples + s.pair_base;
+        let m = s.mods.len();
+        (fields, pairs..pairs + m * m.saturating_sub(1) / 2)
+    }
+
     /// Calls `hit(feature)` for every feature of variant `id` with field `values` (field
     /// order; missing values count as 0, values are masked to their field's width).
-    pub fn for_each_feature(&self, id: VariantId, values: &[u64], mut hit: impl FnMut(usize)) {
+    pub fn for_each_feature(&self, id: VariantId, values: &[u64], hit: impl FnMut(usize)) {
+        self.for_each_feature_in(id, values, u64::MAX, true, hit)
+    }
+
+    /// [`CoverageMap::for_each_feature`] for the triples of the fields whose bit is set in
+    /// `fields` (bit `i` for field `i`; fields from 64 on always) and, when `pairs` is set,
+    /// the pairs; in the same order.
+    pub fn for_each_feature_in(
+        &self,
+        id: VariantId,
+        values: &[u64],
+        fields: u64,
+        pairs: bool,
+        mut hit: impl FnMut(usize),
+    ) {
         let Some(s) = self
             .slots
             .get(id.table as usize)
@@ -254,8 +303,26 @@ impl CoverageMap {
             return;
         };
         let value = |i: usize| values.get(i).copied().unwrap_or(0);
-        for (i, (base, c)) in s.fields.iter().enumerate() {
-            hit(base + c.class(value(i)).0);
+        if fields == u64::MAX {
+            for (i, (base, c)) in s.fields.iter().enumerate() {
+                hit(base + c.class(value(i)).0);
+            }
+        } else {
+            let mut rest = fields;
+            while rest != 0 {
+                let i = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let Some((base, c)) = s.fields.get(i) else {
+                    break;
+                };
+                hit(base + c.class(value(i)).0);
+            }
+            for (i, (base, c)) in s.fields.iter().enumerate().skip(64) {
+                hit(base + c.class(value(i)).0);
+            }
+        }
+        if !pairs {
+            return;
         }
         let m = s.mods.len();
         let pairs = self.triples + s.pair_base;
@@ -456,12 +523,51 @@ mod tests {
                     .collect();
                 let mut got = Vec::new();
                 map.for_each_feature(id, &values, |f| got.push(f));
+                let (t, p) = map.feature_ranges(id);
+                assert!(
+                    got.iter()
+                        .all(|f| t.iter().any(|t| t.contains(f)) || p.contains(f))
+                );
+                // Some fields and no pairs: the same features, less the others.
+                let mask = rng.next_u64();
+                let mut some = Vec::new();
+                map.for_each_feature_in(id, &values, mask, false, |f| some.push(f));
+                // One triple per field, in field order, then the pairs.
+                let kept: Vec<usize> = (got.iter().take(t.len()).enumerate())
+                    .filter(|&(i, _)| mask >> i & 1 == 1)
+                    .map(|(_, &f)| f)
+                    .collect();
+                assert_eq!(some, kept);
                 let want = features_by_plain_loops(&map, id, &values);
                 assert_eq!(got, want, "{}", c.variant(id).key);
                 pairs += got.iter().filter(|&&f| f >= map.triples).count();
             }
         }
         assert!(pairs > 1000, "{pairs}");
+    }
+
+    /// The variants' feature ranges cover the features: triples in codec order, then pairs.
+    #[test]
+    fn feature_ranges_split_the_features() {
+        let c = codec();
+        let map = CoverageMap::new(&c);
+        let (mut triples, mut pairs) = (0, map.triples());
+        for id in c.ids() {
+            let (fields, p) = map.feature_ranges(id);
+            for t in fields {
+                // A listed field whose rows fill its width reaches the next field's first.
+                assert!(
+                    t.start == triples || t.start + 1 == triples,
+                    "{}",
+                    c.variant(id).key
+                );
+                triples = triples.max(t.end);
+            }
+            assert_eq!(p.start, pairs, "{}", c.variant(id).key);
+            pairs = p.end;
+        }
+        assert!(triples == map.triples() || triples == map.triples() + 1);
+        assert_eq!(pairs, map.feature_count());
     }
 
     #[test]

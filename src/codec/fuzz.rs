@@ -163,10 +163,14 @@ const BUCKET_VALUES: [u8; 8] = [1, 2, 3, 4, 8, 16, 32, 128];
 /// again, so a table feature keeps one input and never multiplies the corpus. A counter
 /// another feature already set in the same run is left alone: that feature waits for a later
 /// run that reaches it.
+///
+/// A variant whose every feature's (counter, bucket) pair has been reported has nothing left
+/// to report: its features are not worked out at all (most runs, once the corpus has found
+/// most of the tables; the counters are the same).
 #[derive(Debug)]
 pub struct FuzzRunner {
     codec: Codec,
-    map: Option<super::coverage::CoverageMap>,
+    map: Option<TableFeatures>,
     /// One bit per (counter, bucket) pair: reported in this process.
     seen: Vec<u64>,
     /// The case of the current run.
@@ -175,6 +179,120 @@ pub struct FuzzRunner {
     word: super::Decoded,
     /// Property (b)'s decode of the encoded word.
     back: super::Decoded,
+}
+
+/// The table features of a [`FuzzRunner`]: the numbering, and which fields and pairs of
+/// each variant have some left to report.
+#[derive(Debug)]
+struct TableFeatures {
+    map: super::coverage::CoverageMap,
+    pending: Pending,
+}
+
+/// What is left to report, per variant: the features of a group (one field's triples, or
+/// the variant's pairs) are worked out while one of their (counter, bucket) pairs is not
+/// reported yet.
+#[derive(Debug)]
+struct Pending {
+    /// Per table: the dense index (codec order) of its first variant.
+    first: Vec<u32>,
+    /// Per variant (dense index): bit `i` while field `i` has a triple left (fields 0..64).
+    fields: Vec<u64>,
+    /// Per variant: whether a pair is left.
+    pairs: Vec<bool>,
+    /// Per variant: more than 64 fields (the fields from 64 on are always worked out).
+    wide: Vec<bool>,
+    /// Per group: its variant, and its field (`PAIRS` for the pairs).
+    group: Vec<(u32, u16)>,
+    /// Per group: its distinct (counter, bucket) pairs not reported yet.
+    left: Vec<u32>,
+    /// The groups with a feature on pair `i` are `owners[owner_start[i]..owner_start[i + 1]]`.
+    owner_start: Vec<u32>,
+    owners: Vec<u32>,
+}
+
+/// The field number of a variant's pair group.
+const PAIRS: u16 = u16::MAX;
+
+impl TableFeatures {
+    /// The features of `codec`'s tables on `slots` (counter, bucket) pairs (a power of two).
+    fn new(codec: &Codec, slots: usize) -> TableFeatures {
+        let map = super::coverage::CoverageMap::new(codec);
+        let n = codec.id_list().len();
+        let mut p = Pending {
+            first: Vec::with_capacity(codec.tables.len()),
+            fields: vec![0; n],
+            pairs: vec![false; n],
+            wide: vec![false; n],
+            group: Vec::new(),
+            left: Vec::new(),
+            owner_start: vec![0; slots + 1],
+            owners: Vec::new(),
+        };
+        let mut on: Vec<(u32, u32)> = Vec::new();
+        let mut own: Vec<u32> = Vec::new();
+        for (dense, &id) in codec.id_list().iter().enumerate() {
+            if id.variant == 0 {
+                p.first.push(dense as u32);
+            }
+            let (fields, pairs) = map.feature_ranges(id);
+            p.wide[dense] = fields.len() > 64;
+            let groups = fields.into_iter().take(64).enumerate();
+            for (field, range) in groups.map(|(i, r)| (i as u16, r)).chain([(PAIRS, pairs)]) {
+                own.clear();
+                own.extend(range.map(|f| (f & (slots - 1)) as u32));
+                own.sort_unstable();
+                own.dedup();
+                if own.is_empty() {
+                    continue;
+                }
+                let g = p.group.len() as u32;
+                p.group.push((dense as u32, field));
+                p.left.push(own.len() as u32);
+                on.extend(own.iter().map(|&slot| (slot, g)));
+                match field {
+                    PAIRS => p.pairs[dense] = true,
+                    i => p.fields[dense] |= 1 << i,
+                }
+            }
+        }
+        on.sort_unstable();
+        for &(slot, _) in &on {
+            p.owner_start[slot as usize + 1] += 1;
+        }
+        for i in 0..slots {
+            p.owner_start[i + 1] += p.owner_start[i];
+        }
+        p.owners = on.into_iter().map(|(_, g)| g).collect();
+        TableFeatures { map, pending: p }
+    }
+}
+
+impl Pending {
+    /// What variant `id` has left: (fields with a triple left, whether a pair is left, whether
+    /// anything is).
+    #[inline]
+    fn of(&self, id: VariantId) -> (u64, bool, bool) {
+        let v = self.first[id.table as usize] as usize + id.variant as usize;
+        let (fields, pairs) = (self.fields[v], self.pairs[v]);
+        (fields, pairs, fields != 0 || pairs || self.wide[v])
+    }
+
+    /// (counter, bucket) pair `slot` is reported: one less left in every group with a
+    /// feature on it.
+    fn reported(&mut self, slot: usize) {
+        let (a, b) = (self.owner_start[slot], self.owner_start[slot + 1]);
+        for &g in &self.owners[a as usize..b as usize] {
+            self.left[g as usize] -= 1;
+            if self.left[g as usize] == 0 {
+                let (v, field) = self.group[g as usize];
+                match field {
+                    PAIRS => self.pairs[v as usize] = false,
+                    i => self.fields[v as usize] &= !(1 << i),
+                }
+            }
+        }
+    }
 }
 
 /// A broken round-trip property found by [`FuzzRunner::run`]: the case and the error.
@@ -207,7 +325,7 @@ impl FuzzRunner {
             counters.is_power_of_two() && counters >= 8,
             "extra counters: {counters} bytes, not a power of two from 8"
         );
-        let map = table_coverage.then(|| super::coverage::CoverageMap::new(&codec));
+        let map = table_coverage.then(|| TableFeatures::new(&codec, counters * 8));
         FuzzRunner {
             codec,
             map,
@@ -259,22 +377,29 @@ impl FuzzRunner {
             return Ok(());
         }
         let found = codec.decode_into(case.arch, case.word, word);
-        if let Some(map) = map {
+        if let Some(TableFeatures { map, pending }) = map {
             assert_eq!(counters.len(), seen.len() * 8, "extra counters");
             // A power of two (`new`): the feature's slot is a mask, not a division.
             let slots = counters.len() * 8 - 1;
-            let mut report = |feature: usize| {
-                let i = feature & slots;
-                let (w, bit) = (i / 64, 1u64 << (i % 64));
-                if seen[w] & bit == 0 && counters[i / 8] == 0 {
-                    seen[w] |= bit;
-                    counters[i / 8] = BUCKET_VALUES[i % 8];
+            let mut features = |id: VariantId, values: &[u64]| {
+                let (fields, pairs, any) = pending.of(id);
+                if !any {
+                    return;
                 }
+                map.for_each_feature_in(id, values, fields, pairs, |feature: usize| {
+                    let i = feature & slots;
+                    let (w, bit) = (i / 64, 1u64 << (i % 64));
+                    if seen[w] & bit == 0 && counters[i / 8] == 0 {
+                        seen[w] |= bit;
+                        counters[i / 8] = BUCKET_VALUES[i % 8];
+                        pending.reported(i);
+                    }
+                });
             };
             if found {
-                map.for_each_feature(word.id, word.values(), &mut report);
+                features(word.id, word.values());
             }
-            map.for_each_feature(case.variant, case.values(), &mut report);
+            features(case.variant, case.values());
         }
         let found = found.then_some(&*word);
         let result = decoded_roundtrip(codec, case.arch, case.word, found)
@@ -336,19 +461,13 @@ mod tests {
     /// The runner reports what the fuzz target reported before it moved here (run_case_observed
     /// and for_each_feature, each feature once per process unless its counter is taken in
     /// that run), with the counters cleared between runs as libFuzzer clears them, and gives
-    /// the same verdicts as [`run_case`], on the committed seeds and on random inputs.
+    /// the same verdicts as [`run_case`], on the committed seeds and on random inputs; with
+    /// the target's 2 KiB of counters, and with 64 bytes, where features share pairs and
+    /// every variant runs out of features to report (the runner then skips them).
     #[test]
     fn runner_is_the_target_it_replaced() {
         let codec = Codec::new(crate::spec::bundled_tables().unwrap()).unwrap();
         let map = super::super::coverage::CoverageMap::new(&codec);
-        const COUNTERS: usize = 1 << 11;
-        let mut runner = FuzzRunner::new(
-            Codec::new(crate::spec::bundled_tables().unwrap()).unwrap(),
-            true,
-            COUNTERS,
-        );
-        let mut seen = vec![0u64; COUNTERS / 8];
-        let (mut want, mut got) = (vec![0u8; COUNTERS], vec![0u8; COUNTERS]);
         let mut inputs: Vec<Vec<u8>> = std::fs::read_dir("corpus/roundtrip")
             .map(|d| {
                 d.flatten()
@@ -366,30 +485,63 @@ mod tests {
             }
             inputs.push(data);
         }
-        let mut reported = 0;
-        for data in &inputs {
-            want.fill(0);
-            got.fill(0);
-            let expected = FuzzCase::from_bytes(&codec, data).map(|case| {
-                run_case_observed(&codec, &case, |id, values| {
-                    map.for_each_feature(id, values, |f| {
-                        let i = f % (COUNTERS * 8);
-                        let (w, bit) = (i / 64, 1u64 << (i % 64));
-                        if seen[w] & bit == 0 && want[i / 8] == 0 {
-                            seen[w] |= bit;
-                            want[i / 8] = BUCKET_VALUES[i % 8];
-                        }
+        for counters in [1 << 11, 1 << 6] {
+            let mut runner = FuzzRunner::new(
+                Codec::new(crate::spec::bundled_tables().unwrap()).unwrap(),
+                true,
+                counters,
+            );
+            let mut seen = vec![0u64; counters / 8];
+            let (mut want, mut got) = (vec![0u8; counters], vec![0u8; counters]);
+            let mut reported = 0;
+            for data in &inputs {
+                want.fill(0);
+                got.fill(0);
+                let expected = FuzzCase::from_bytes(&codec, data).map(|case| {
+                    run_case_observed(&codec, &case, |id, values| {
+                        map.for_each_feature(id, values, |f| {
+                            let i = f % (counters * 8);
+                            let (w, bit) = (i / 64, 1u64 << (i % 64));
+                            if seen[w] & bit == 0 && want[i / 8] == 0 {
+                                seen[w] |= bit;
+                                want[i / 8] = BUCKET_VALUES[i % 8];
+                            }
+                        })
                     })
-                })
-                .err()
-                .map(|error| FuzzFailure { case, error })
-            });
-            let result = runner.run(data, &mut got);
-            assert_eq!(result.err().map(|b| *b), expected.flatten(), "{data:?}");
-            assert_eq!(got, want, "{data:?}");
-            reported += got.iter().filter(|&&c| c != 0).count();
+                    .err()
+                    .map(|error| FuzzFailure { case, error })
+                });
+                let result = runner.run(data, &mut got);
+                assert_eq!(result.err().map(|b| *b), expected.flatten(), "{data:?}");
+                assert_eq!(got, want, "{data:?}");
+                reported += got.iter().filter(|&&c| c != 0).count();
+            }
+            assert!(reported > counters.min(1000), "{reported}");
+            let pending = &runner.map.as_ref().unwrap().pending;
+            if counters == 1 << 6 {
+                assert!(codec.ids().all(|id| !pending.of(id).2), "{counters}");
+            }
+            // Left to report: the pairs of the features no input reached.
+            let left = |range: std::ops::Range<usize>| {
+                range
+                    .map(|f| f % (counters * 8))
+                    .any(|i| seen[i / 64] & (1 << (i % 64)) == 0)
+            };
+            for id in codec.ids() {
+                let (ranges, pair_range) = map.feature_ranges(id);
+                let fields = ranges
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, r)| left(r.clone()))
+                    .fold(0u64, |m, (i, _)| m | 1 << i);
+                let pairs = left(pair_range);
+                assert_eq!(
+                    pending.of(id),
+                    (fields, pairs, fields != 0 || pairs),
+                    "{counters}"
+                );
+            }
         }
-        assert!(reported > 1000, "{reported}");
     }
 
     #[test]
