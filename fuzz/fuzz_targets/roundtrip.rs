@@ -47,7 +47,11 @@
 //!   (`quarantine_size_mb=0:malloc_context_size=0`: what libFuzzer allocates for each run and
 //!   each corpus update was recycled through page faults and an unwinding of the stack). The
 //!   library, all of a run's work, is built without ASan (fuzz/README.md), so these guard
-//!   only this file and libfuzzer-sys. An `ASAN_OPTIONS` setting wins.
+//!   only this file and libfuzzer-sys. No range checks in `memcpy`, `memmove` and `memset`
+//!   (`replace_intrin=0`): ASan checked the range of every such call, libFuzzer's own copies of
+//!   each input and the library's (uninstrumented, safe Rust) copies and fills included; the
+//!   loads and stores of this file and libfuzzer-sys stay checked. An `ASAN_OPTIONS` setting
+//!   wins.
 //!
 //! Written out rather than through `fuzz_target!`, whose `LLVMFuzzerInitialize` does not hand
 //! the command line to its `init` code; the two functions below do what the macro's do
@@ -96,7 +100,8 @@ pub extern "C" fn LLVMFuzzerInitialize(argc: *mut c_int, argv: *mut *mut *mut c_
 /// wins.
 #[unsafe(no_mangle)]
 pub extern "C" fn __asan_default_options() -> *const c_char {
-    c"detect_stack_use_after_return=0:quarantine_size_mb=0:malloc_context_size=0".as_ptr()
+    c"detect_stack_use_after_return=0:quarantine_size_mb=0:malloc_context_size=0:replace_intrin=0"
+        .as_ptr()
 }
 
 /// One run, called by libfuzzer-sys's `LLVMFuzzerTestOneInput` with the input bytes; 0 keeps
