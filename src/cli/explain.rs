@@ -110,6 +110,55 @@ fn describe_variant(
         ),
     }
     out.extend(choice_lines(t, vi, tm));
+    out.extend(legality_lines(vi, tm));
+    out
+}
+
+/// Most leaves of a recognizer's tree `explain` lists one by one.
+const MAX_LEGALITY_PATHS: usize = 12;
+
+/// How the variant's words are judged legal: the classes nvdisasm put its learned words in and
+/// the tree telling them apart, one line per leaf (the tests on its path).
+fn legality_lines(vi: usize, tm: Option<&sass_conform::reading::model::TableModel>) -> Vec<String> {
+    use sass_conform::reading::legality::Class;
+    let Some(r) = tm
+        .and_then(|tm| tm.variants.get(vi))
+        .and_then(Option::as_ref)
+    else {
+        return Vec::new();
+    };
+    let name = |c: &Class| match c {
+        Class::Mnemonic(m) if m.is_empty() => "printed as an empty line".to_string(),
+        Class::Mnemonic(m) => format!("printed as {m}"),
+        Class::Unrecognized(reason) => format!("refused: {reason}"),
+    };
+    let Some(tree) = &r.tree else {
+        return vec![format!(
+            "  legality: every learned word {}",
+            name(&r.classes[0])
+        )];
+    };
+    let paths = tree.paths();
+    let mut out = vec![format!(
+        "  legality: a tree over bits {} ({} leaves):",
+        bit_ranges(tree.bits()),
+        paths.len()
+    )];
+    for (tests, class, support) in paths.iter().take(MAX_LEGALITY_PATHS) {
+        out.push(format!(
+            "    {} -> {} ({support} learned words)",
+            tests.join(" and "),
+            r.classes
+                .get(*class as usize)
+                .map_or_else(String::new, name)
+        ));
+    }
+    if paths.len() > MAX_LEGALITY_PATHS {
+        out.push(format!(
+            "    ... {} more leaves",
+            paths.len() - MAX_LEGALITY_PATHS
+        ));
+    }
     out
 }
 
@@ -134,7 +183,7 @@ fn choice_lines(
         out.push(format!(
             "  choice: the table's bit tree ({} leaves) names the variant first; bits tested: {}",
             tree.leaves(),
-            bit_ranges(tree_bits(tree))
+            bit_ranges(tree.bits())
         ));
     }
     if out.is_empty() {
@@ -144,14 +193,6 @@ fn choice_lines(
         ));
     }
     out
-}
-
-fn tree_bits(t: &sass_conform::reading::tree::Tree) -> u128 {
-    use sass_conform::reading::tree::Tree;
-    match t {
-        Tree::Leaf { .. } => 0,
-        Tree::Split { bit, zero, one } => 1u128 << bit | tree_bits(zero) | tree_bits(one),
-    }
 }
 
 /// How the variant's text ends: which bits make nvdisasm write `X;` (learned, or the table's

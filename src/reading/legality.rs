@@ -359,7 +359,7 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
         })
         .collect();
     Some(Recognizer {
-        tree: Tree::learn(&samples),
+        tree: Tree::learn_with(&samples, true),
         classes,
         opclasses,
         opclass_tree,
@@ -396,7 +396,7 @@ fn learn_opclasses(answers: &[(u128, &Answer)]) -> (Vec<String>, Option<Tree>) {
             )
         })
         .collect();
-    let tree = Tree::learn(&samples);
+    let tree = Tree::learn_with(&samples, true);
     (opclasses, tree)
 }
 

@@ -3561,6 +3561,7 @@ fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
         double: false,
         half: false,
         affixes: Vec::new(),
+        unseen: Vec::new(),
         names: Vec::new(),
         special_affixes: Vec::new(),
         unread: 0,
@@ -3669,7 +3670,7 @@ fn try_rule<'a>(
             .entry((pre, suf))
             .or_default() += 1;
     }
-    let (hits, list) = affix_list(affixes);
+    let (hits, list, unseen) = affix_list(affixes);
     if hits == 0 {
         return None;
     }
@@ -3678,6 +3679,7 @@ fn try_rule<'a>(
         NumberRule {
             hex: hex_votes.0 >= hex_votes.1,
             affixes: list,
+            unseen,
             ..probe
         },
     ))
@@ -3686,6 +3688,24 @@ fn try_rule<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unseen_keys_get_affixes_only_where_nine_in_ten_keys_agree() {
+        let e = |k: u128, neg: bool, suf: &str| (Key(k), neg, String::new(), suf.to_string());
+        // Positive: 9 keys of 10 print `] ;` (SM80 F2F's offset with the `;` bits): named.
+        // Negative: 3 of 4 print `] ;`, one `];`: below 90%, not named.
+        let mut list: Vec<_> = (0..9).map(|k| e(k, false, "] ;")).collect();
+        list.push(e(9, false, "];"));
+        list.extend((0..3).map(|k| e(k, true, "] ;")));
+        list.push(e(3, true, "];"));
+        assert_eq!(
+            dominant_affixes(&list),
+            vec![(false, String::new(), "] ;".to_string())]
+        );
+        // Too few keys: three that agree name nothing.
+        let few: Vec<_> = (0..3).map(|k| e(k, false, "")).collect();
+        assert!(dominant_affixes(&few).is_empty());
+    }
 
     /// nvdisasm's memory operand of SM80 LDS (register bits 24-31, a 24-bit offset in bits
     /// 40-63): `R5+0x10`, `R5+-0x10`; the register left out at RZ, the offset at 0; a lone
@@ -5361,14 +5381,14 @@ fn group_values(g: u128) -> Vec<u128> {
 /// Affix tallies: (other bits, negative) -> (prefix, suffix) -> how many values.
 type AffixTally<'a> = HashMap<(u128, bool), HashMap<(&'a str, &'a str), usize>>;
 
-/// The most common (prefix, suffix) per (other bits, sign), sorted, and how many values they
-/// explain.
-fn affix_list(affixes: AffixTally) -> (usize, Vec<(Key, bool, String, String)>) {
+/// The most common (prefix, suffix) per (other bits, sign), sorted, how many values they
+/// explain, and the affixes of a key never learned ([`NumberRule::unseen`]).
+fn affix_list(affixes: AffixTally) -> (usize, KeyedAffixes, Vec<Affixes>) {
     let hits: usize = affixes
         .values()
         .map(|m| m.values().max().copied().unwrap_or(0))
         .sum();
-    let mut list: Vec<(Key, bool, String, String)> = affixes
+    let mut list: KeyedAffixes = affixes
         .into_iter()
         .filter_map(|((k, neg), m)| {
             let ((p, s), _) = m
@@ -5378,7 +5398,45 @@ fn affix_list(affixes: AffixTally) -> (usize, Vec<(Key, bool, String, String)>) 
         })
         .collect();
     list.sort();
-    (hits, list)
+    let unseen = dominant_affixes(&list);
+    (hits, list, unseen)
+}
+
+/// (negative, prefix, suffix): the affixes of one sign.
+type Affixes = (bool, String, String);
+
+/// (key of the slot's other bits, negative, prefix, suffix), as [`NumberRule::affixes`].
+type KeyedAffixes = Vec<(Key, bool, String, String)>;
+
+/// Share (in points) of a sign's keys that must print the same affixes for a key never
+/// learned to print them too ([`NumberRule::unseen`]).
+const DOMINANT_AFFIX_PERCENT: usize = 90;
+
+/// Fewest keys of a sign before [`dominant_affixes`] names affixes for unseen keys.
+const MIN_DOMINANT_KEYS: usize = 4;
+
+/// Per sign, the affixes at least [`DOMINANT_AFFIX_PERCENT`] of that sign's keys print
+/// (with at least [`MIN_DOMINANT_KEYS`] keys), sorted.
+fn dominant_affixes(list: &[(Key, bool, String, String)]) -> Vec<Affixes> {
+    let mut out = Vec::new();
+    for neg in [false, true] {
+        let mut count: HashMap<(&str, &str), usize> = HashMap::default();
+        let mut n = 0;
+        for (_, _, p, x) in list.iter().filter(|e| e.1 == neg) {
+            *count.entry((p.as_str(), x.as_str())).or_default() += 1;
+            n += 1;
+        }
+        let top = count
+            .into_iter()
+            .max_by_key(|&(a, c)| (c, std::cmp::Reverse(a)));
+        if let Some(((p, x), c)) = top
+            && n >= MIN_DOMINANT_KEYS
+            && c * 100 >= n * DOMINANT_AFFIX_PERCENT
+        {
+            out.push((neg, p.to_string(), x.to_string()));
+        }
+    }
+    out
 }
 
 /// A float rule for the slot's value table ([`NumberRule::float`]): the bits of the whole
@@ -5506,6 +5564,7 @@ fn float_probes(
             double: kind == FloatKind::Double,
             half: kind == FloatKind::Half,
             affixes: Vec::new(),
+            unseen: Vec::new(),
             names: Vec::new(),
             special_affixes: Vec::new(),
             unread,
@@ -5551,11 +5610,12 @@ fn float_probes(
             let c = pext(deposit(*other, mask & !num & !unread), ctx);
             *hits.entry(c).or_default() += m.values().max().copied().unwrap_or(0);
         }
-        let (_, list) = affix_list(affixes);
-        let (_, special_list) = affix_list(special);
+        let (_, list, unseen) = affix_list(affixes);
+        let (_, special_list, _) = affix_list(special);
         out.push((
             NumberRule {
                 affixes: list,
+                unseen,
                 special_affixes: special_list,
                 ..probe
             },
