@@ -69,26 +69,21 @@ impl Tree {
         Some(grow(samples, &mut idx, 0, fields))
     }
 
-    /// Whether `word` takes the `one` branch of a split node (`None` for a leaf).
-    fn goes_one(&self, word: u128) -> Option<bool> {
-        match self {
-            Tree::Leaf { .. } => None,
-            Tree::Split { bit, .. } => Some(word >> bit & 1 == 1),
-            Tree::Field { bits, values, .. } => Some(values >> value_of(word, bits) & 1 == 1),
-        }
-    }
-
     /// The class of `word`.
     pub fn classify(&self, word: u128) -> u16 {
         let mut t = self;
         loop {
-            let go = t.goes_one(word);
-            match t {
+            let (go_one, zero, one) = match t {
                 Tree::Leaf { class, .. } => return *class,
-                Tree::Split { zero, one, .. } | Tree::Field { zero, one, .. } => {
-                    t = if go == Some(true) { one } else { zero };
-                }
-            }
+                Tree::Split { bit, zero, one } => (word >> bit & 1 == 1, zero, one),
+                Tree::Field {
+                    bits,
+                    values,
+                    zero,
+                    one,
+                } => (values >> value_of(word, bits) & 1 == 1, zero, one),
+            };
+            t = if go_one { one } else { zero };
         }
     }
 
@@ -124,24 +119,23 @@ impl Tree {
     }
 
     fn walk(&self, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, u16, u32)>) {
-        let (zero, one, test) = match self {
+        let (zero, one, name, width, values) = match self {
             Tree::Leaf { class, support } => {
                 out.push((path.clone(), *class, *support));
                 return;
             }
-            Tree::Split { bit, zero, one } => (zero, one, (format!("bit {bit}"), 2u16)),
+            Tree::Split { bit, zero, one } => (zero, one, format!("bit {bit}"), 1, 2u16),
             Tree::Field {
                 bits,
                 values,
                 zero,
                 one,
-                ..
             } => {
                 let names: Vec<String> = bits.iter().map(u8::to_string).collect();
-                (zero, one, (format!("bits {}", names.join(", ")), *values))
+                let name = format!("bits {}", names.join(", "));
+                (zero, one, name, bits.len(), *values)
             }
         };
-        let (name, values) = test;
         let set = |v: u16| {
             let list: Vec<String> = (0..16)
                 .filter(|i| v >> i & 1 == 1)
@@ -153,16 +147,8 @@ impl Tree {
                 format!("in {{{}}}", list.join(", "))
             }
         };
-        let width = if name.starts_with("bit ") {
-            1
-        } else {
-            name.matches(',').count() + 1
-        };
-        let all: u16 = if width >= 16 {
-            u16::MAX
-        } else {
-            (1u16 << (1 << width)) - 1
-        };
+        // Every value the tested bits can hold (at most 2^MAX_FIELD_WIDTH = 16).
+        let all: u16 = ((1u32 << (1 << width)) - 1) as u16;
         path.push(format!("{name} {}", set(all & !values)));
         zero.walk(path, out);
         path.pop();
@@ -563,6 +549,35 @@ mod tests {
         for w in words(400, 11) {
             assert_eq!(t.classify(w), class(w));
         }
+        let paths: Vec<(Vec<String>, u16)> =
+            t.paths().into_iter().map(|(p, c, _)| (p, c)).collect();
+        assert_eq!(
+            paths,
+            vec![
+                (vec!["bits 84, 85, 86 in {1, 4, 6}".to_string()], 1),
+                (vec!["bits 84, 85, 86 in {0, 2, 3, 5, 7}".to_string()], 0),
+            ]
+        );
+        // A four-bit field's complement spans all 16 values.
+        let four = Tree::Field {
+            bits: vec![24, 25, 26, 27],
+            values: 1 << 15,
+            zero: Box::new(Tree::Leaf {
+                class: 0,
+                support: 3,
+            }),
+            one: Box::new(Tree::Leaf {
+                class: 1,
+                support: 1,
+            }),
+        };
+        assert_eq!(
+            four.paths()[1].0,
+            vec!["bits 24, 25, 26, 27 = 15".to_string()]
+        );
+        assert_eq!(four.paths()[0].0[0].matches(',').count(), 3 + 14);
+        assert_eq!(four.classify(0xf << 24), 1);
+        assert_eq!(four.classify(0x7 << 24), 0);
     }
 
     #[test]
