@@ -618,6 +618,11 @@ struct DiffArgs {
     /// Mismatch groups to print in text mode.
     #[arg(long, default_value_t = 20)]
     top: usize,
+    /// Also write every disagreeing word (not only each group's example) to FILE as CSV:
+    /// figure (`check SM90 FRND`, `ptxas SM90`, `learned`), arch, word, cause, variant key,
+    /// field, nvdisasm's text, ours (empty where we reject).
+    #[arg(long, value_name = "FILE")]
+    words: Option<PathBuf>,
 }
 
 /// Runs a parsed command line.
@@ -1540,18 +1545,37 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     // count as "other", never as learned from.
     let project = sass_conform::locate::data_path(Path::new("oracle"));
     let is_project = std::fs::canonicalize(oracle_dir).ok() == std::fs::canonicalize(&project).ok();
+    let mut words = match &a.words {
+        Some(path) => Some(disagreement_writer(path)?),
+        None => None,
+    };
+    let mut write_error: Option<anyhow::Error> = None;
     let n = oracle::for_each_entry_in_files(oracle_dir, oracle::is_evidence_file, |p, e| {
         let before = differ.counts().clone();
-        differ.add(&e);
+        let outcome = differ.comparer().compare(e.arch, e.word, &e.answer);
+        differ.record(&outcome);
         let mut figure = figure_of(p);
         if !is_project && figure == "learned" {
             figure = "other".into();
+        }
+        if let (Some(w), Some(d)) = (words.as_mut(), outcome.disagreement())
+            && write_error.is_none()
+            && let Err(err) = write_disagreement(w, &figure, d)
+        {
+            write_error = Some(err);
         }
         figures
             .entry(figure)
             .or_default()
             .add(&differ.counts().since(&before));
     })?;
+    if let Some(err) = write_error {
+        return Err(err);
+    }
+    if let (Some(mut w), Some(path)) = (words, &a.words) {
+        w.flush()
+            .with_context(|| format!("{}: writing the disagreeing words", path.display()))?;
+    }
     if n == 0 {
         bail!("{}", no_entries(oracle_dir));
     }
@@ -1608,6 +1632,37 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A CSV writer for `diff --words`, its header written.
+fn disagreement_writer(path: &Path) -> Result<csv::Writer<std::fs::File>> {
+    let mut w = csv::Writer::from_path(path)
+        .with_context(|| format!("{}: cannot create the words file", path.display()))?;
+    w.write_record([
+        "figure", "arch", "word", "cause", "key", "field", "nvdisasm", "ours",
+    ])
+    .with_context(|| format!("{}: writing the header", path.display()))?;
+    Ok(w)
+}
+
+/// One disagreeing word as a row of `diff --words`.
+fn write_disagreement(
+    w: &mut csv::Writer<std::fs::File>,
+    figure: &str,
+    d: &sass_conform::conform::Difference,
+) -> Result<()> {
+    let m = &d.mismatch;
+    w.write_record([
+        figure,
+        &m.arch.to_string(),
+        &m.word,
+        d.cause,
+        &d.key,
+        &d.field,
+        &m.nvdisasm,
+        m.ours.as_deref().unwrap_or(""),
+    ])
+    .context("writing a disagreeing word")
 }
 
 /// The headline of `diff`: the check split per table and its total, then the compiler's

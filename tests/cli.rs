@@ -270,6 +270,57 @@ fn diff_streams_a_recording_and_names_bad_rows() {
     assert!(err.contains("no oracle entries"), "{err}");
 }
 
+/// `diff --words FILE` lists every disagreeing word, with the figure it counts in, as CSV;
+/// agreeing words are not listed.
+#[test]
+fn diff_words_lists_each_disagreeing_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sm100");
+    std::fs::create_dir_all(&sub).unwrap();
+    let f = sub.join("T.tsv");
+    // The second answer is altered (`2D` for nvdisasm's `1D`): a text disagreement.
+    std::fs::write(
+        &f,
+        "word\tarch\tstatus\ttext\n\
+         00000000080000000000000000000f66\tSM100\tok\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\n\
+         00000000080000000000000000001f66\tSM100\tok\t@P1 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 2D, 0x0 ;\n",
+    )
+    .unwrap();
+    let o = dir.path().to_str().unwrap();
+    let fs = f.to_str().unwrap();
+    let register = [
+        "oracle",
+        "manifest",
+        "--oracle",
+        o,
+        "--update",
+        "--add",
+        fs,
+        "--nvdisasm-version",
+        "13.5.37",
+    ];
+    let (ok, _, err) = run(&register);
+    assert!(ok, "{err}");
+    let csv = dir.path().join("words.csv");
+    let (ok, out, err) = run(&["diff", "--oracle", o, "--words", csv.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("text mismatch                1\n"), "{out}");
+    let written = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(
+        written,
+        "figure,arch,word,cause,key,field,nvdisasm,ours\n\
+         other,SM100,00000000080000000000000000001f66,text,TLD_P_R_R_R_R_UR_D_I,operand 6,\
+         \"@P1 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 2D, 0x0 ;\",\
+         \"@P1 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\"\n"
+    );
+    let (ok, _, err) = run(&["diff", "--oracle", o, "--words", "/nonexistent/dir/w.csv"]);
+    assert!(!ok);
+    assert!(
+        err.contains("/nonexistent/dir/w.csv: cannot create the words file"),
+        "{err}"
+    );
+}
+
 #[test]
 fn bench_refuses_sizes_that_would_measure_nothing() {
     let (ok, _, err) = run(&["bench", "run", "--words", "5"]);

@@ -177,12 +177,15 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         combos(Split::Check, (a.per_variant / 2).max(1))?;
     }
     step("figures (diff)");
+    // Every disagreeing word, beside the reading: the evidence behind each figure.
+    let words = ws.resolved.with_file_name("disagreements.csv");
     diff_cmd(&DiffArgs {
         view,
         oracle: ws.oracle.clone(),
         specs: ws.specs.clone(),
         json: false,
         top: 5,
+        words: Some(words.clone()),
     })?;
     step("what nvdisasm proves about the tables (resolve)");
     resolve_cmd(&ResolveArgs {
@@ -197,11 +200,12 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         quiet: false,
     })?;
     eprintln!(
-        "learn: done in {:.0} s; tables {}, oracle {}, reading {}",
+        "learn: done in {:.0} s; tables {}, oracle {}, reading {}, disagreeing words {}",
         started.elapsed().as_secs_f64(),
         ws.specs.display(),
         ws.oracle.display(),
-        ws.resolved.display()
+        ws.resolved.display(),
+        words.display()
     );
     let (ours, theirs) = sass_conform::bench::cpu_seconds();
     eprintln!(

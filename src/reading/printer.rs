@@ -3237,8 +3237,13 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
         }
     }
     // Context is kept only where it makes the affixes a rule (all but 1% of the answers):
-    // a group that helps a little by chance (a register's names against its numbers) is not.
-    if loo_score(key, &shaped) * 100 >= n * 99 {
+    // a group that helps a little by chance (a register's names against its numbers) is not;
+    // nor where the slot's own bits, as keys, already tell the affixes better (a 6-bit
+    // modifier naming `.???n` and, at one value, `.F64`: SM90 FRND bits 75-77 and 84-86,
+    // which took the destination register, bits 16-23, as context and printed `.???27` for
+    // every register no `.F64` answer had).
+    let with = loo_score(key, &shaped);
+    if with * 100 >= n * 99 && with > loo_score(mask, &shaped) {
         context
     } else {
         0
@@ -3688,6 +3693,34 @@ fn try_rule<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slot_whose_own_bits_tell_its_affixes_takes_no_context() {
+        // A 6-bit modifier (bits 20-25) printing `.???n`, and `.F64` at value 27 (SM90 FRND's
+        // bits 75-77, 84-86); every `.F64` answer has register (bits 0-7) 5, so the register
+        // alone also tells the shapes: it must not become the modifier's context.
+        let (modi, reg, flag) = (0x3fu128 << 20, 0xffu128, 1u128 << 30);
+        let groups = [modi, reg, flag];
+        let mut texts: Vec<(u128, String)> = Vec::new();
+        for m in (0..64u128).filter(|&m| m != 27) {
+            for r in [1u128, 2, 3] {
+                texts.push((m << 20 | (10 + r), format!(".???{m}")));
+            }
+        }
+        texts.extend((0..10u128).map(|i| (27 << 20 | 5 | i << 31, ".F64".to_string())));
+        let t: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        assert_eq!(shape_context(modi, &t, &groups), 0);
+        // A register whose `.H1` prints only with bit 30 set takes bit 30 as context.
+        let h1: Vec<(u128, String)> = (0..200u128)
+            .map(|i| {
+                let (r, f) = (i % 50, (i / 50) % 2 == 1);
+                let w = r << 8 | if f { flag } else { 0 };
+                (w, format!("R{r}{}", if f { ".H1" } else { "" }))
+            })
+            .collect();
+        let t: Vec<(u128, &str)> = h1.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        assert_eq!(shape_context(0xff << 8, &t, &[0xff << 8, modi, flag]), flag);
+    }
 
     #[test]
     fn unseen_keys_get_affixes_only_where_nine_in_ten_keys_agree() {
