@@ -239,18 +239,7 @@ fn diff_streams_a_recording_and_names_bad_rows() {
     assert!(!ok);
     assert!(err.contains("MANIFEST.json:0: missing"), "{err}");
     let fs = f.to_str().unwrap();
-    let register = [
-        "oracle",
-        "manifest",
-        "--oracle",
-        o,
-        "--update",
-        "--add",
-        fs,
-        "--nvdisasm-version",
-        "13.5.37",
-    ];
-    let (ok, _, err) = run(&register);
+    let (ok, _, err) = run(&register_args(o, fs));
     assert!(ok, "{err}");
     assert!(err.ends_with("MANIFEST.json: 1 records updated\n"), "{err}");
     let (ok, out, err) = run(&["diff", "--oracle", o]);
@@ -288,18 +277,7 @@ fn diff_words_lists_each_disagreeing_word() {
     .unwrap();
     let o = dir.path().to_str().unwrap();
     let fs = f.to_str().unwrap();
-    let register = [
-        "oracle",
-        "manifest",
-        "--oracle",
-        o,
-        "--update",
-        "--add",
-        fs,
-        "--nvdisasm-version",
-        "13.5.37",
-    ];
-    let (ok, _, err) = run(&register);
+    let (ok, _, err) = run(&register_args(o, fs));
     assert!(ok, "{err}");
     let csv = dir.path().join("words.csv");
     let (ok, out, err) = run(&["diff", "--oracle", o, "--words", csv.to_str().unwrap()]);
@@ -329,6 +307,22 @@ fn bench_refuses_sizes_that_would_measure_nothing() {
     let (ok, _, err) = run(&["bench", "run", "--mix", "150"]);
     assert!(!ok);
     assert!(err.contains("150 is not in 1..=99"), "{err}");
+}
+
+/// `oracle manifest` arguments that list the recorded file `file` in the oracle folder
+/// `oracle` as made by nvdisasm 13.5.37.
+fn register_args<'a>(oracle: &'a str, file: &'a str) -> [&'a str; 9] {
+    [
+        "oracle",
+        "manifest",
+        "--oracle",
+        oracle,
+        "--update",
+        "--add",
+        file,
+        "--nvdisasm-version",
+        "13.5.37",
+    ]
 }
 
 /// Runs the binary; returns (exit code, stdout, stderr).
