@@ -224,16 +224,9 @@ fn bench_words_are_tabled_words_of_the_arch() {
 
 #[test]
 fn diff_streams_a_recording_and_names_bad_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let sub = dir.path().join("sm100");
-    std::fs::create_dir_all(&sub).unwrap();
-    let f = sub.join("T.tsv");
-    std::fs::write(
-        &f,
-        "word\tarch\tstatus\ttext\n\
-         00000000080000000000000000000f66\tSM100\tok\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\n",
-    )
-    .unwrap();
+    let (dir, f) = recording(
+        "00000000080000000000000000000f66\tSM100\tok\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\n",
+    );
     let o = dir.path().to_str().unwrap();
     let (ok, _, err) = run(&["diff", "--oracle", o]);
     assert!(!ok);
@@ -263,18 +256,11 @@ fn diff_streams_a_recording_and_names_bad_rows() {
 /// agreeing words are not listed.
 #[test]
 fn diff_words_lists_each_disagreeing_word() {
-    let dir = tempfile::tempdir().unwrap();
-    let sub = dir.path().join("sm100");
-    std::fs::create_dir_all(&sub).unwrap();
-    let f = sub.join("T.tsv");
     // The second answer is altered (`2D` for nvdisasm's `1D`): a text disagreement.
-    std::fs::write(
-        &f,
-        "word\tarch\tstatus\ttext\n\
-         00000000080000000000000000000f66\tSM100\tok\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\n\
+    let (dir, f) = recording(
+        "00000000080000000000000000000f66\tSM100\tok\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\n\
          00000000080000000000000000001f66\tSM100\tok\t@P1 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 2D, 0x0 ;\n",
-    )
-    .unwrap();
+    );
     let o = dir.path().to_str().unwrap();
     let fs = f.to_str().unwrap();
     let (ok, _, err) = run(&register_args(o, fs));
@@ -307,6 +293,17 @@ fn bench_refuses_sizes_that_would_measure_nothing() {
     let (ok, _, err) = run(&["bench", "run", "--mix", "150"]);
     assert!(!ok);
     assert!(err.contains("150 is not in 1..=99"), "{err}");
+}
+
+/// An oracle folder holding one unlisted recording, `sm100/T.tsv`, of `rows` (after the
+/// header): (the folder, the file).
+fn recording(rows: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sm100");
+    std::fs::create_dir_all(&sub).unwrap();
+    let f = sub.join("T.tsv");
+    std::fs::write(&f, format!("word\tarch\tstatus\ttext\n{rows}")).unwrap();
+    (dir, f)
 }
 
 /// `oracle manifest` arguments that list the recorded file `file` in the oracle folder
