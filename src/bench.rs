@@ -394,7 +394,9 @@ pub fn time_parse(texts: &[(String, String)]) -> Result<Rate, BenchError> {
 pub fn time_diff(codec: &Codec, r: &Renderer, dir: &Path) -> Result<(Rate, usize), BenchError> {
     let t = Instant::now();
     let mut differ = Differ::new(codec, r);
-    oracle::for_each_entry_where(dir, oracle::is_evidence_file, |e| differ.add(&e))?;
+    oracle::for_each_entry_where(dir, oracle::is_evidence_file, |e| {
+        differ.add(&e);
+    })?;
     let res = differ.finish();
     let rate = Rate {
         items: 1,

@@ -1552,8 +1552,7 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     let mut write_error: Option<anyhow::Error> = None;
     let n = oracle::for_each_entry_in_files(oracle_dir, oracle::is_evidence_file, |p, e| {
         let before = differ.counts().clone();
-        let outcome = differ.comparer().compare(e.arch, e.word, &e.answer);
-        differ.record(&outcome);
+        let outcome = differ.add(&e);
         let mut figure = figure_of(p);
         if !is_project && figure == "learned" {
             figure = "other".into();
@@ -1569,8 +1568,8 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
             .or_default()
             .add(&differ.counts().since(&before));
     })?;
-    if let Some(err) = write_error {
-        return Err(err);
+    if let (Some(err), Some(path)) = (write_error, &a.words) {
+        return Err(err.context(format!("{}: the words file", path.display())));
     }
     if let (Some(mut w), Some(path)) = (words, &a.words) {
         w.flush()
@@ -1864,7 +1863,9 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         let c2 = Codec::new(set.tables)?;
         let r2 = Renderer::new(&c2);
         let mut differ = Differ::new(&c2, &r2).with_model(Some(&set.model));
-        entries.iter().for_each(|e| differ.add(e));
+        for e in &entries {
+            differ.add(e);
+        }
         let res = differ.finish();
         eprintln!(
             "{}: resolved tables written; on {} recorded answers they agree {:.2}% on legal text, {:.2}% on legal/illegal",

@@ -270,7 +270,9 @@ pub fn diff_with(
     entries: &[Entry],
 ) -> DiffResult {
     let mut d = Differ::new(codec, r).with_model(model);
-    entries.iter().for_each(|e| d.add(e));
+    for e in entries {
+        d.add(e);
+    }
     d.finish()
 }
 
@@ -484,10 +486,13 @@ impl<'a> Differ<'a> {
         &self.counts
     }
 
-    /// Compares one recorded answer with our decoding of its word.
-    pub fn add(&mut self, e: &Entry) {
+    /// Compares one recorded answer with our decoding of its word, counts it
+    /// ([`Differ::record`]) and returns the outcome (its disagreement, if any, for a caller
+    /// that lists every word: `diff --words`).
+    pub fn add(&mut self, e: &Entry) -> Outcome {
         let o = self.cmp.compare(e.arch, e.word, &e.answer);
         self.record(&o);
+        o
     }
 
     /// Counts one comparison's outcome (from this diff's [`Differ::comparer`]); a
