@@ -472,3 +472,20 @@ fn synth_learn_fails_when_a_learn_cannot_read_its_answers() {
         ]
     );
 }
+
+/// `synth` on an arch the project compiles no cubins for says so and what to give instead,
+/// not only that a folder is missing (a new user's SM103 run, 2026-12-03).
+#[test]
+fn synth_without_cubins_for_the_arch_says_what_to_give() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let (ok, _, err) = run(&["synth", "--arch", "SM103", "--out", dir, "--offline"]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim_end(),
+        "sass-conform: error: corpus/synth/sm103: no cubins for SM103 (the project compiles its \
+         PTX corpus for SM80, SM90, SM100 and SM120 only, scripts/build-cubins); compile \
+         ptx/synth/*.ptx with ptxas --gpu-name for this arch and give the folder with --cubins \
+         DIR, or give words with --words FILE"
+    );
+}

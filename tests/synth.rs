@@ -277,3 +277,23 @@ fn bits_hidden_by_every_real_base_are_found_on_the_cleared_base() {
     assert_eq!(bits(v, "operand 1"), [(32, 63)]);
     assert_eq!(v.distilled, "@P0 MUFU.COS R0, 0 ;");
 }
+
+/// A mnemonic asked for that no input word disassembles as (a typo, lower case) is named in
+/// `skipped` (so `synth` exits 1 and SKIPPED.tsv lists it), and the others are still written.
+#[test]
+fn a_mnemonic_no_word_has_is_named_not_silently_dropped() {
+    let out = synthesise_sm90(
+        "tests/data/synth/SM90-S2R-ISETP.tsv",
+        &["S2R", "isetp", "ZZZNOPE"],
+    );
+    let names: Vec<&str> = out.tables.iter().map(|t| t.mnemonic.as_str()).collect();
+    assert_eq!(names, ["S2R"]);
+    let skipped: Vec<String> = out.skipped.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        skipped,
+        [
+            "SM90 isetp: no word of the input disassembles as isetp (2 mnemonics found in it; names are nvdisasm's, in capitals)",
+            "SM90 ZZZNOPE: no word of the input disassembles as ZZZNOPE (2 mnemonics found in it; names are nvdisasm's, in capitals)",
+        ]
+    );
+}

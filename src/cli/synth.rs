@@ -78,10 +78,21 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     let cubins = if a.cubins.is_empty() && !a.word_files.is_empty() {
         Vec::new()
     } else if a.cubins.is_empty() {
-        vec![PathBuf::from(format!(
+        let dir = PathBuf::from(format!(
             "corpus/synth/{}",
             a.arch.to_string().to_lowercase()
-        ))]
+        ));
+        if !dir.is_dir() {
+            bail!(
+                "{}: no cubins for {} (the project compiles its PTX corpus for SM80, SM90, SM100 \
+                 and SM120 only, scripts/build-cubins); compile ptx/synth/*.ptx with ptxas \
+                 --gpu-name for this arch and give the folder with --cubins DIR, or give words \
+                 with --words FILE",
+                dir.display(),
+                a.arch
+            );
+        }
+        vec![dir]
     } else {
         a.cubins.clone()
     };
@@ -216,13 +227,16 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     let mut skipped_tsv = String::from("arch\tmnemonic\twhy\n");
     for e in &outcome.skipped {
         eprintln!("synth: skipped: {e}");
-        if let synth::SynthError::Unparsable {
-            arch,
-            mnemonic,
-            message,
-        } = e
-        {
-            skipped_tsv.push_str(&format!("{arch}\t{mnemonic}\t{message}\n"));
+        match e {
+            synth::SynthError::Unparsable {
+                arch,
+                mnemonic,
+                message,
+            } => skipped_tsv.push_str(&format!("{arch}\t{mnemonic}\t{message}\n")),
+            synth::SynthError::NotFound { arch, mnemonic, .. } => skipped_tsv.push_str(&format!(
+                "{arch}\t{mnemonic}\tno word of the input disassembles as it\n"
+            )),
+            _ => {}
         }
     }
     write_atomic(&a.out.join("SKIPPED.tsv"), &skipped_tsv)?;

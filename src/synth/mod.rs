@@ -71,6 +71,20 @@ pub enum SynthError {
         /// The parser's message.
         message: String,
     },
+    /// A mnemonic asked for (`--mnemonic`) that no word of the input disassembles as: the
+    /// name is nvdisasm's, in capitals, and only words of the cubins (or word files) given
+    /// are looked at.
+    #[error(
+        "{arch} {mnemonic}: no word of the input disassembles as {mnemonic} ({found} mnemonics found in it; names are nvdisasm's, in capitals)"
+    )]
+    NotFound {
+        /// The arch.
+        arch: Arch,
+        /// The mnemonic asked for.
+        mnemonic: String,
+        /// How many mnemonics the input's words do disassemble as.
+        found: usize,
+    },
     /// Writing an output file failed.
     #[error("{path}: {source}")]
     Io {
@@ -252,6 +266,7 @@ pub fn synthesize(
         .filter(|m| opts.mnemonics.is_empty() || opts.mnemonics.iter().any(|x| x == m))
         .collect();
     let run_mnemonics: Vec<String> = run.iter().map(|m| m.to_string()).collect();
+    let not_found = not_found(&parsed, opts);
     let mine: Vec<String> = opts.shard.select(run_mnemonics.clone(), |m| m.clone());
     let mut by_shape: BTreeMap<(String, String), Seed> = BTreeMap::new();
     for (&w, p) in words.iter().zip(&parsed) {
@@ -282,7 +297,27 @@ pub fn synthesize(
     }
     let mut out = assemble(found, answers, opts)?;
     out.run_mnemonics = run_mnemonics;
+    out.skipped.extend(not_found);
     Ok(out)
+}
+
+/// The mnemonics of [`Options::mnemonics`] that none of the `parsed` texts has, each as a
+/// [`SynthError::NotFound`].
+fn not_found(parsed: &[Option<text::Parsed>], opts: &Options) -> Vec<SynthError> {
+    let all: std::collections::BTreeSet<&str> = parsed
+        .iter()
+        .flatten()
+        .map(|p| p.mnemonic.as_str())
+        .collect();
+    opts.mnemonics
+        .iter()
+        .filter(|m| !all.contains(m.as_str()))
+        .map(|m| SynthError::NotFound {
+            arch: opts.arch,
+            mnemonic: m.clone(),
+            found: all.len(),
+        })
+        .collect()
 }
 
 /// Popcount outside the scheduling fields.
