@@ -84,12 +84,12 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
         ));
         if !dir.is_dir() {
             bail!(
-                "{}: no cubins for {} (the project compiles its PTX corpus for SM80, SM90, SM100 \
-                 and SM120 only, scripts/build-cubins); compile ptx/synth/*.ptx with ptxas \
-                 --gpu-name for this arch and give the folder with --cubins DIR, or give words \
-                 with --words FILE",
+                "{}: no cubins for {} (scripts/build-cubins compiled the PTX corpus into \
+                 corpus/synth/ for: {}); compile ptx/synth/*.ptx with ptxas --gpu-name for this \
+                 arch and give the folder with --cubins DIR, or give words with --words FILE",
                 dir.display(),
-                a.arch
+                a.arch,
+                corpus_archs(dir.parent().unwrap_or(Path::new(".")))
             );
         }
         vec![dir]
@@ -266,6 +266,26 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The folders of `corpus` (corpus/synth) named for an arch (`sm90`: one per arch the corpus
+/// was compiled for), sorted and joined by `, `; `none` when there are none.
+fn corpus_archs(corpus: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(corpus)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.to_uppercase().parse::<Arch>().is_ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// Writes `text` to `path` through a temp file renamed into place.

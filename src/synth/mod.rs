@@ -259,14 +259,17 @@ pub fn synthesize(
             Answer::Illegal(_) => None,
         })
         .collect();
-    let run: std::collections::BTreeSet<&str> = parsed
+    let all: std::collections::BTreeSet<&str> = parsed
         .iter()
         .flatten()
         .map(|p| p.mnemonic.as_str())
-        .filter(|m| opts.mnemonics.is_empty() || opts.mnemonics.iter().any(|x| x == m))
         .collect();
-    let run_mnemonics: Vec<String> = run.iter().map(|m| m.to_string()).collect();
-    let not_found = not_found(&parsed, opts);
+    let run_mnemonics: Vec<String> = all
+        .iter()
+        .filter(|m| opts.mnemonics.is_empty() || opts.mnemonics.iter().any(|x| x == *m))
+        .map(|m| m.to_string())
+        .collect();
+    let not_found = not_found(&all, opts);
     let mine: Vec<String> = opts.shard.select(run_mnemonics.clone(), |m| m.clone());
     let mut by_shape: BTreeMap<(String, String), Seed> = BTreeMap::new();
     for (&w, p) in words.iter().zip(&parsed) {
@@ -301,14 +304,9 @@ pub fn synthesize(
     Ok(out)
 }
 
-/// The mnemonics of [`Options::mnemonics`] that none of the `parsed` texts has, each as a
-/// [`SynthError::NotFound`].
-fn not_found(parsed: &[Option<text::Parsed>], opts: &Options) -> Vec<SynthError> {
-    let all: std::collections::BTreeSet<&str> = parsed
-        .iter()
-        .flatten()
-        .map(|p| p.mnemonic.as_str())
-        .collect();
+/// The mnemonics of [`Options::mnemonics`] not among `all` (every mnemonic the input's words
+/// disassemble as), each as a [`SynthError::NotFound`].
+fn not_found(all: &std::collections::BTreeSet<&str>, opts: &Options) -> Vec<SynthError> {
     opts.mnemonics
         .iter()
         .filter(|m| !all.contains(m.as_str()))
