@@ -1802,6 +1802,11 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     findings.extend(sass_conform::conform::forms::form_findings(
         &codec, &answers,
     ));
+    if let Some(s) = &set {
+        findings.extend(sass_conform::conform::hidden::hidden_findings(
+            &codec, &s.tables, &entries,
+        ));
+    }
     let texts = sass_conform::conform::names::texts_by_arch(&entries);
     findings.extend(sass_conform::conform::names::name_findings(
         &codec, &readings, &texts,

@@ -7,6 +7,7 @@ pub mod distilled;
 pub mod explain;
 pub mod finding;
 pub mod forms;
+pub mod hidden;
 pub mod hint;
 pub mod lint;
 pub mod names;

@@ -5,6 +5,7 @@
 pub mod combos;
 pub mod flips;
 pub mod forms;
+pub mod hidden;
 pub mod identity;
 pub mod legality;
 pub mod model;

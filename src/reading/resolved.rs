@@ -678,6 +678,7 @@ pub fn read_tables(layouts: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
     let layouts = super::semicolon::learn_semicolons(layouts, &answers);
     let layouts = super::identity::learn_identities(layouts, &answers);
     let layouts = super::forms::unfix(layouts, &forms);
+    let layouts = super::hidden::learn_hidden_operands(layouts, entries);
     let tables = crate::reading::modifiers::learn_modifiers(layouts, entries).0;
     crate::reading::operands::learn_operands(tables, entries, &forms)
 }
