@@ -488,4 +488,18 @@ fn synth_without_cubins_for_the_arch_says_what_to_give() {
          ptx/synth/*.ptx with ptxas --gpu-name for this arch and give the folder with --cubins \
          DIR, or give words with --words FILE"
     );
+    // From another directory the project's corpus is found as every other input is (a new
+    // user's SM86 run from /tmp, 2026-12-04, was told it holds cubins for no arch).
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+        .args(["synth", "--arch", "SM103", "--out", dir, "--offline"])
+        .current_dir(elsewhere.path())
+        .output()
+        .expect("binary runs");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("compiled the PTX corpus into corpus/synth/ for: sm100, sm120, sm80, sm90);")
+    );
 }

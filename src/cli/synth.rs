@@ -78,10 +78,11 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
     let cubins = if a.cubins.is_empty() && !a.word_files.is_empty() {
         Vec::new()
     } else if a.cubins.is_empty() {
-        let dir = PathBuf::from(format!(
+        // The project's corpus from any directory, as the other inputs are found.
+        let dir = sass_conform::locate::data_path(&PathBuf::from(format!(
             "corpus/synth/{}",
             a.arch.to_string().to_lowercase()
-        ));
+        )));
         if !dir.is_dir() {
             bail!(
                 "{}: no cubins for {} (scripts/build-cubins compiled the PTX corpus into \
@@ -89,7 +90,7 @@ pub(super) fn synth_cmd(a: &SynthArgs) -> Result<ExitCode> {
                  arch and give the folder with --cubins DIR, or give words with --words FILE",
                 dir.display(),
                 a.arch,
-                corpus_archs(dir.parent().unwrap_or(Path::new(".")))
+                corpus_archs(&sass_conform::locate::data_path(Path::new("corpus/synth")))
             );
         }
         vec![dir]

@@ -160,8 +160,8 @@ impl Codec {
         Kind::Valid
     }
 
-    /// No variant matches: the nearest variant among those whose own opcode bits (bits
-    /// 0..=11, the SASS opcode field, as that variant fixes them) and identity bits
+    /// No variant matches: the nearest variant among those whose own opcode bits
+    /// ([`crate::spec::Variant::opcode_mask`], as that variant fixes them) and identity bits
     /// ([`crate::spec::Variant::identity`], learned: fixed bits whose lone flip nvdisasm reads
     /// as another instruction) match, else `NoVariant`. With the bits every variant of the
     /// table shares instead, SM100 ATOM (synthesised; variants at 0x38a, 0x38b, 0x98a and
@@ -175,7 +175,8 @@ impl Codec {
             .all()
             .iter()
             .filter(|c| {
-                let own = c.mask & OPCODE_FIELD | self.variant(c.id).identity;
+                let v = self.variant(c.id);
+                let own = v.opcode_mask() & c.mask | v.identity;
                 (word.0 ^ c.value) & own == 0
             })
             .min_by_key(|c| (((word.0 ^ c.value) & c.mask).count_ones(), c.id));
@@ -188,9 +189,6 @@ impl Codec {
         }
     }
 }
-
-/// Bits 0..=11 of a word: the SASS opcode field (every table of the seeds fixes them).
-const OPCODE_FIELD: u128 = 0xfff;
 
 /// Whether a modifier field's value gets the invalid-modifier verdict: its table has no row
 /// for it, or names it `INVALIDn` or `???n` (false for a field with no table).

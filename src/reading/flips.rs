@@ -1,7 +1,8 @@
 //! Single-bit flips: what nvdisasm says each bit of each variant does, read from its answers
 //! for the variant's fixed word with one bit flipped (the sweeps in oracle/<arch>/).
 //!
-//! For a variant whose fixed word nvdisasm accepts (text T0), each bit b of 12..=127 is read
+//! For a variant whose fixed word nvdisasm accepts (text T0), each bit b outside its opcode
+//! bits ([`crate::spec::Variant::opcode_mask`]: bits 0-11 in the seeds) is read
 //! from nvdisasm's answer for `fixed ^ (1 << b)`: illegal; unchanged (ignored, or not shown
 //! in the text, as scheduling bits are); the guard, one operand atom, or the modifiers changed.
 //! A changed operand atom whose value moved by 2^j gives "operand m, bit j"; a changed modifier
@@ -99,8 +100,9 @@ pub struct VariantReading {
     pub base: Evidence,
     /// Whether nvdisasm accepts the fixed word (no bit readings otherwise).
     pub base_legal: bool,
-    /// Readings of bits 12..=127 (bits 0..=11 are the opcode: read there, a flip that lands on
-    /// a sibling variant's fixed word, SM90 TMML bit 1, would be reported as a field).
+    /// Readings of the bits outside the opcode bits ([`crate::spec::Variant::opcode_mask`];
+    /// read there, a flip that lands on a sibling variant's fixed word, SM90 TMML bit 1, would
+    /// be reported as a field), in ascending bit order.
     pub bits: Vec<BitReading>,
 }
 
@@ -212,7 +214,9 @@ fn read_variant(codec: &Codec, id: VariantId, answers: &Answers) -> Option<Varia
         });
     };
     let l0 = Line::parse(t0);
-    let bits = (12..128u8)
+    let opcode = v.opcode_mask();
+    let bits = (0..128u8)
+        .filter(|&b| opcode >> b & 1 == 0)
         .map(|b| {
             let w = v.fixed_value ^ (1u128 << b);
             let (effect, nv) = match answers.get(arch, w) {

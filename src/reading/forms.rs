@@ -57,9 +57,15 @@ fn mnemonic(t: &str) -> Option<&str> {
     Line::parse(t).map(|l| l.mnemonic)
 }
 
-/// Fixed bits 12..=127 of `v` (outside the opcode).
+/// The bits of `v` outside its opcode bits ([`Variant::opcode_mask`]), ascending.
+fn outside_opcode(v: &Variant) -> impl Iterator<Item = u8> + '_ {
+    let opcode = v.opcode_mask();
+    (0..128u8).filter(move |&b| opcode >> b & 1 == 0)
+}
+
+/// Fixed bits of `v` outside its opcode bits.
 fn fixed_bits(v: &Variant) -> impl Iterator<Item = u8> + '_ {
-    (12..128u8).filter(move |&b| v.fixed_mask >> b & 1 == 1)
+    outside_opcode(v).filter(move |&b| v.fixed_mask >> b & 1 == 1)
 }
 
 /// Candidates: fixed bits whose lone flip nvdisasm refuses for a reason other than a
@@ -85,7 +91,7 @@ fn base_text<'a>(v: &Variant, arch: Arch, known: &Answers<'a>) -> Option<&'a str
 /// same mnemonic as the fixed word.
 fn partner(v: &Variant, arch: Arch, b: u8, base: &str, known: &Answers) -> Option<u8> {
     let m = mnemonic(base)?;
-    (12..128u8).filter(|&c| c != b).find(|&c| {
+    outside_opcode(v).filter(|&c| c != b).find(|&c| {
         matches!(known.get(arch, v.fixed_value ^ 1 << b ^ 1 << c),
             Some(Answer::Text(t)) if mnemonic(t) == Some(m))
     })
@@ -103,14 +109,14 @@ pub fn experiment_words(v: &Variant, arch: Arch, known: &Answers) -> Vec<u128> {
     };
     for b in candidates(v, arch, known) {
         out.extend(
-            (12..128u8)
+            outside_opcode(v)
                 .filter(|&c| c != b)
                 .map(|c| fixed ^ 1 << b ^ 1 << c),
         );
         if let Some(c) = partner(v, arch, b, base, known) {
             let base2 = fixed ^ 1 << b ^ 1 << c;
             out.extend(
-                (12..128u8)
+                outside_opcode(v)
                     .filter(|&d| d != b && d != c)
                     .map(|d| base2 ^ 1 << d),
             );
@@ -135,7 +141,7 @@ pub fn forms_of(v: &Variant, arch: Arch, known: &Answers) -> Vec<Form> {
             continue;
         };
         let described = v.fields.iter().fold(0u128, |m, f| m | f.mask());
-        let context = (12..128u8)
+        let context = outside_opcode(v)
             .filter(|&d| d != b && d != c)
             .filter(|&d| described >> d & 1 == 0)
             .filter(|&d| {

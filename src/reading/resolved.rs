@@ -645,7 +645,7 @@ pub struct ResolvedSet {
 }
 
 /// How [`resolve_tables`] reads the tables (for provenance).
-pub const METHOD: &str = "per variant: nvdisasm's answers for the fixed word with each bit 12..=127 flipped give each bit's role (fixed, ignored, guard/operand/modifier bit, flag); then every recorded legal answer gives each field value's printed text, the values nvdisasm rejects and the modifier print order";
+pub const METHOD: &str = "per variant: nvdisasm's answers for the fixed word with each bit outside its opcode bits (the lowest run of bits it fixes and the free bits below it: 0-11 in the seeds) flipped give each bit's role (fixed, ignored, guard/operand/modifier bit, flag); then every recorded legal answer gives each field value's printed text, the values nvdisasm rejects and the modifier print order";
 
 /// Bit readings -> resolved layouts -> learned printing, from recorded answers.
 pub fn resolve_tables(codec: &Codec, entries: &[Entry]) -> Vec<Table> {

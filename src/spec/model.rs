@@ -441,6 +441,34 @@ impl Variant {
             .iter()
             .find(|f| f.kind == FieldKind::Operand(n as u8))
     }
+    /// The opcode bits: the lowest run of consecutive bits the variant fixes, with the bits
+    /// below it that no field covers (bits 0-11 in every table of the seeds and of synth/,
+    /// where the guard field starts at bit 12; SM90 TMML leaves bit 0 undescribed and fixes
+    /// 1-11: bits 0-11; SM120 LDGMC's synthesised table draws a modifier over bit 0: bits
+    /// 1-11). 0 when the variant fixes no bit. The reading never reads these bits as fields
+    /// ([`crate::reading::flips`]) and a word's nearest variant must share the fixed ones
+    /// ([`crate::codec::Codec::verdict_of`]).
+    pub fn opcode_mask(&self) -> u128 {
+        if self.fixed_mask == 0 {
+            return 0;
+        }
+        let lo = self.fixed_mask.trailing_zeros();
+        let run = (self.fixed_mask >> lo).trailing_ones();
+        let ones = if run >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << run) - 1
+        };
+        let below = (1u128 << lo) - 1;
+        let fields = self.field_mask() & below;
+        // From the highest field bit below the run (exclusive) up to the run.
+        let free_below = if fields == 0 {
+            below
+        } else {
+            below & !((1u128 << (128 - fields.leading_zeros())) - 1)
+        };
+        ones << lo | free_below
+    }
     /// Mask of every bit some field covers.
     pub fn field_mask(&self) -> u128 {
         self.fields.iter().fold(0, |m, f| m | f.mask())
@@ -498,4 +526,26 @@ pub fn hex128<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
 pub fn unhex128<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
     let s = String::deserialize(d)?;
     u128::from_str_radix(&s, 16).map_err(serde::de::Error::custom)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::parse_table;
+
+    #[test]
+    fn the_opcode_bits_are_the_lowest_fixed_run_with_the_free_bits_below_it() {
+        let text = include_str!("../../specs/sm90/TMML.txt");
+        let mut v = parse_table("TMML.txt", text).unwrap().variants[0].clone();
+        // The seed fixes bits 0-11; the guard field starts at bit 12.
+        assert_eq!(v.fixed_mask & 0xffff, 0xfff);
+        assert_eq!(v.opcode_mask(), 0xfff);
+        // Bit 0 left free (as SM90 TMML's resolved layout has it): still bits 0-11.
+        v.fixed_mask &= !1;
+        assert_eq!(v.opcode_mask(), 0xfff);
+        // Bit 0 under a field (SM120 LDGMC's modifier): bits 1-11.
+        v.fields[0].ranges = vec![crate::spec::BitRange { lo: 0, len: 1 }];
+        assert_eq!(v.opcode_mask(), 0xffe);
+        v.fixed_mask = 0;
+        assert_eq!(v.opcode_mask(), 0);
+    }
 }
