@@ -826,7 +826,11 @@ fn assemble(
                 }
             }
             Some(r) => {
-                for (b, note) in notes.iter_mut().enumerate().take(12) {
+                let opcode = v.opcode_mask();
+                for (b, note) in notes.iter_mut().enumerate() {
+                    if opcode >> b & 1 == 0 {
+                        continue;
+                    }
                     bits[b] = CONFIRMED;
                     note.push_str(" — confirmed: opcode bit (nvdisasm accepts the fixed word)");
                 }
