@@ -5,10 +5,9 @@
 
 use super::finding::{Evidence, Finding};
 use crate::codec::{Codec, VariantId, Word};
-use crate::oracle::{Answer, Entry};
-use crate::reading::hidden::{PairEffect, pair_effect};
+use crate::oracle::Entry;
+use crate::reading::hidden::{PairEffect, Texts, legal_texts, pair_effect};
 use crate::spec::{FieldKind, Table};
-use std::collections::HashMap;
 
 /// One `hidden-operand` finding per operand field of the learned `reading` (indexed like
 /// `written`'s tables) that the signature does not have and no field of the written table
@@ -19,13 +18,7 @@ pub fn hidden_findings(written: &Codec, reading: &[Table], entries: &[Entry]) ->
     let Ok(rc) = Codec::new(reading.to_vec()) else {
         return Vec::new();
     };
-    let texts: HashMap<(crate::arch::Arch, u128), &str> = entries
-        .iter()
-        .filter_map(|e| match &e.answer {
-            Answer::Text(t) if !t.is_empty() => Some(((e.arch, e.word), t.as_str())),
-            _ => None,
-        })
-        .collect();
+    let texts = legal_texts(entries);
     let mut out = Vec::new();
     for id in rc.ids() {
         let (t, rv) = (written.table(id), rc.variant(id));
@@ -90,12 +83,7 @@ fn table_says(v: &crate::spec::Variant, mask: u128) -> &'static str {
 
 /// The lowest legal recorded word read as variant `id` with bit `b` clear whose word with `b`
 /// set is recorded, read as `id` too, and differs in one operand atom.
-fn pair_for(
-    rc: &Codec,
-    id: VariantId,
-    b: u8,
-    texts: &HashMap<(crate::arch::Arch, u128), &str>,
-) -> Option<(crate::arch::Arch, u128)> {
+fn pair_for(rc: &Codec, id: VariantId, b: u8, texts: &Texts) -> Option<(crate::arch::Arch, u128)> {
     let mut found: Vec<(crate::arch::Arch, u128)> = texts
         .iter()
         .filter(|((arch, w), t)| {

@@ -73,13 +73,7 @@ fn free_bits(v: &Variant) -> u128 {
 /// what the word with that bit set prints, where that word is recorded, legal and read as the
 /// same variant.
 fn pair_votes(codec: &Codec, entries: &[Entry]) -> Votes {
-    let texts: HashMap<(crate::arch::Arch, u128), &str> = entries
-        .iter()
-        .filter_map(|e| match &e.answer {
-            Answer::Text(t) if !t.is_empty() => Some(((e.arch, e.word), t.as_str())),
-            _ => None,
-        })
-        .collect();
+    let texts = legal_texts(entries);
     let mut votes: Votes = HashMap::new();
     for (&(arch, w), &t) in &texts {
         let Some(d) = codec.decode(arch, Word(w)) else {
@@ -104,6 +98,20 @@ fn pair_votes(codec: &Codec, entries: &[Entry]) -> Votes {
         }
     }
     votes
+}
+
+/// Legal, non-empty recorded texts by (arch, word).
+pub type Texts<'a> = HashMap<(crate::arch::Arch, u128), &'a str>;
+
+/// nvdisasm's text for every legal recorded word of `entries` that printed something.
+pub fn legal_texts(entries: &[Entry]) -> Texts<'_> {
+    entries
+        .iter()
+        .filter_map(|e| match &e.answer {
+            Answer::Text(t) if !t.is_empty() => Some(((e.arch, e.word), t.as_str())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// What changed from `t0` (bit clear) to `t1` (bit set): one operand atom moved by a power
