@@ -1659,9 +1659,18 @@ fn write_disagreement(
         &d.key,
         &d.field,
         &m.nvdisasm,
-        m.ours.as_deref().unwrap_or(""),
+        &ours_text(d),
     ])
     .context("writing a disagreeing word")
+}
+
+/// Our side of a disagreeing word for the words file: our text, or for a word we refuse
+/// (`we-reject`) why, as `(refused: fixed bits [91])`, never an empty cell.
+fn ours_text(d: &sass_conform::conform::Difference) -> String {
+    match &d.mismatch.ours {
+        Some(t) => t.clone(),
+        None => format!("(refused: {})", d.field),
+    }
 }
 
 /// The headline of `diff`: the check split per table and its total, then the compiler's

@@ -256,10 +256,12 @@ fn diff_streams_a_recording_and_names_bad_rows() {
 /// agreeing words are not listed.
 #[test]
 fn diff_words_lists_each_disagreeing_word() {
-    // The second answer is altered (`2D` for nvdisasm's `1D`): a text disagreement.
+    // The second answer is altered (`2D` for nvdisasm's `1D`): a text disagreement; the
+    // third is a word whose fixed bit 91 is clear, which we refuse, said to be read.
     let (dir, f) = recording(
         "00000000080000000000000000000f66\tSM100\tok\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\n\
-         00000000080000000000000000001f66\tSM100\tok\t@P1 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 2D, 0x0 ;\n",
+         00000000080000000000000000001f66\tSM100\tok\t@P1 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 2D, 0x0 ;\n\
+         00000000000000000000000000000f66\tSM100\tok\t@P0 TLD.LZ P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\n",
     );
     let o = dir.path().to_str().unwrap();
     let fs = f.to_str().unwrap();
@@ -275,7 +277,10 @@ fn diff_words_lists_each_disagreeing_word() {
         "figure,arch,word,cause,key,field,nvdisasm,ours\n\
          other,SM100,00000000080000000000000000001f66,text,TLD_P_R_R_R_R_UR_D_I,operand 6,\
          \"@P1 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 2D, 0x0 ;\",\
-         \"@P1 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\"\n"
+         \"@P1 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\"\n\
+         other,SM100,00000000000000000000000000000f66,we-reject,TLD_P_R_R_R_R_UR_D_I,\
+         fixed bits [91],\"@P0 TLD.LZ P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\",\
+         (refused: fixed bits [91])\n"
     );
     let (ok, _, err) = run(&["diff", "--oracle", o, "--words", "/nonexistent/dir/w.csv"]);
     assert!(!ok);
