@@ -620,9 +620,13 @@ struct DiffArgs {
     top: usize,
     /// Also write every disagreeing word (not only each group's example) to FILE as CSV:
     /// figure (`check SM90 FRND`, `ptxas SM90`, `learned`), arch, word, cause, variant key,
-    /// field, nvdisasm's text, ours (empty where we reject).
+    /// field, nvdisasm's text, ours (`(refused: why)` where we reject).
     #[arg(long, value_name = "FILE")]
     words: Option<PathBuf>,
+    /// Set by `learn`: the reading was learned from this oracle folder, so its words outside
+    /// the check split and the compiler's words count as learned from (not a flag).
+    #[arg(skip)]
+    learned_here: bool,
 }
 
 /// Runs a parsed command line.
@@ -1541,10 +1545,11 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
             oracle_dir.display()
         );
     }
-    // The learned reading learned from the project's oracle/ only: words of another folder
-    // count as "other", never as learned from.
+    // The learned reading learned from the project's oracle/ (or, in `learn`, from the
+    // workspace's): words of another folder count as "other", never as learned from.
     let project = sass_conform::locate::data_path(Path::new("oracle"));
-    let is_project = std::fs::canonicalize(oracle_dir).ok() == std::fs::canonicalize(&project).ok();
+    let is_project = a.learned_here
+        || std::fs::canonicalize(oracle_dir).ok() == std::fs::canonicalize(&project).ok();
     let mut words = match &a.words {
         Some(path) => Some(disagreement_writer(path)?),
         None => None,

@@ -186,6 +186,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         json: false,
         top: 5,
         words: Some(words.clone()),
+        learned_here: true,
     })?;
     step("what nvdisasm proves about the tables (resolve)");
     resolve_cmd(&ResolveArgs {
