@@ -1626,8 +1626,13 @@ fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
     }
     if a.top == 0 && !res.groups.is_empty() {
         outln!(
-            "{} groups of disagreeing words (list them with --top N or --json)",
-            res.groups.len()
+            "{} groups of words read otherwise or matched to no variant ({} no variant; list \
+             them with --top N or --json)",
+            res.groups.len(),
+            res.groups
+                .iter()
+                .filter(|g| g.cause == "no-variant")
+                .count()
         );
     } else if res.groups.len() > a.top {
         outln!(
