@@ -174,11 +174,7 @@ impl Codec {
         let best = idx
             .all()
             .iter()
-            .filter(|c| {
-                let v = self.variant(c.id);
-                let own = v.opcode_mask() & c.mask | v.identity;
-                (word.0 ^ c.value) & own == 0
-            })
+            .filter(|c| (word.0 ^ c.value) & self.verdicts.get(c.id).own == 0)
             .min_by_key(|c| (((word.0 ^ c.value) & c.mask).count_ones(), c.id));
         match best {
             Some(c) => Verdict::ReservedBit {
@@ -224,6 +220,9 @@ struct VerdictPlan {
     layout: u32,
     /// The modifier fields with a table, field order.
     modifiers: Vec<ModifierPlan>,
+    /// The bits a word must share with the variant to be its nearest: its opcode bits as it
+    /// fixes them and its identity bits (the nearest variant of a word no variant matches).
+    own: u128,
 }
 
 /// Verdict plans of every variant of a codec's tables.
@@ -253,6 +252,7 @@ impl VerdictPlans {
                         VerdictPlan {
                             layout: *layouts.entry(key).or_insert(next),
                             modifiers: modifier_plans(v),
+                            own: v.opcode_mask() & v.fixed_mask | v.identity,
                         }
                     })
                     .collect()

@@ -288,17 +288,31 @@ fn one_bit(x: u64) -> Option<u8> {
 }
 
 fn operand_effect(a: &Line, b: &Line) -> Option<Effect> {
+    let (atom, _, bit) = moved_atom(a, b, |x| x)?;
+    Some(Effect::Operand { atom, bit })
+}
+
+/// Where two lines' operands (as many atoms each) differ in one atom alone, of one register
+/// class ([`atom_class`]) whose value moved by a single bit: (atom index, class, bit). `norm`
+/// maps each atom before it is read (as it is, or a descriptor's register out of `desc[UR4]`).
+pub(crate) fn moved_atom(
+    a: &Line,
+    b: &Line,
+    norm: fn(&str) -> &str,
+) -> Option<(usize, &'static str, u8)> {
     let (xa, xb) = (a.atoms(), b.atoms());
     if xa.len() != xb.len() {
         return None;
     }
     let diff: Vec<usize> = (0..xa.len()).filter(|&i| xa[i] != xb[i]).collect();
     let [i] = diff.as_slice() else { return None };
-    if atom_class(xa[*i]) != atom_class(xb[*i]) {
+    let (x0, x1) = (norm(xa[*i]), norm(xb[*i]));
+    let class = atom_class(x0);
+    if class != atom_class(x1) {
         return None;
     }
-    let bit = one_bit(atom_value(xa[*i])? ^ atom_value(xb[*i])?)?;
-    Some(Effect::Operand { atom: *i, bit })
+    let bit = one_bit(atom_value(x0)? ^ atom_value(x1)?)?;
+    Some((*i, class, bit))
 }
 
 /// Tokens removed from and added to the modifier list, as dot-joined runs.

@@ -13,7 +13,7 @@
 //! one field, numbered after the signature's operands.
 
 use crate::codec::{Codec, VariantId, Word};
-use crate::oracle::text::{Line, atom_class, atom_value};
+use crate::oracle::text::Line;
 use crate::oracle::{Answer, Entry};
 use crate::spec::{BitRange, Field, FieldKind, Table, Variant};
 use std::collections::{BTreeMap, HashMap};
@@ -32,7 +32,7 @@ pub enum PairEffect {
     /// differ from form to form: SM80 RED's `UR` is the second atom of `[R0.U32+UR0]` and the
     /// first of `desc[UR0][R0.64]`).
     Operand {
-        /// [`atom_class`] of the atom (`R`, `UR`, `P`, `imm`, ...).
+        /// [`crate::oracle::text::atom_class`] of the atom (`R`, `UR`, `P`, `imm`, ...).
         class: &'static str,
         /// The value bit that moved.
         bit: u8,
@@ -123,25 +123,9 @@ pub fn pair_effect(t0: &str, t1: &str) -> PairEffect {
     if a.mnemonic != b.mnemonic || a.guard != b.guard || a.mods != b.mods {
         return PairEffect::Other;
     }
-    let (xa, xb) = (a.atoms(), b.atoms());
-    if xa.len() != xb.len() {
-        return PairEffect::Other;
-    }
-    let diff: Vec<usize> = (0..xa.len()).filter(|&i| xa[i] != xb[i]).collect();
-    let [i] = diff.as_slice() else {
-        return PairEffect::Other;
-    };
-    let (x0, x1) = (unwrap_desc(xa[*i]), unwrap_desc(xb[*i]));
-    let class = atom_class(x0);
-    if class != atom_class(x1) {
-        return PairEffect::Other;
-    }
-    match (atom_value(x0), atom_value(x1)) {
-        (Some(x), Some(y)) if (x ^ y).count_ones() == 1 => PairEffect::Operand {
-            class,
-            bit: (x ^ y).trailing_zeros() as u8,
-        },
-        _ => PairEffect::Other,
+    match super::flips::moved_atom(&a, &b, unwrap_desc) {
+        Some((_, class, bit)) => PairEffect::Operand { class, bit },
+        None => PairEffect::Other,
     }
 }
 
