@@ -1814,27 +1814,37 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     // Never the check split nor the compiler's words: they are what the reading is scored on.
     let entries = load_entries_where(&a.oracle, sass_conform::reading::combos::is_learnable)?;
     let answers = Answers::new(&entries);
-    let readings = read_bits(&codec, &answers);
-    // The learned reading explains bits in table words, when resolved/tables.json matches.
-    let set = ResolvedSet::read(&a.resolved, &codec.tables).ok();
-    let mut findings = bit_findings_read(&codec, &readings, set.as_ref().map(|s| &s.tables[..]));
-    findings.extend(sass_conform::conform::forms::form_findings(
-        &codec, &answers,
-    ));
-    if let Some(s) = &set {
-        findings.extend(sass_conform::conform::hidden::hidden_findings(
-            &codec, &s.tables, &entries,
+    // The findings are printed, or annotate the patch; `--quiet` without `--patch` (what
+    // `learn` runs after each step) uses none of them, and does not work them out.
+    let (findings, causes) = if a.quiet && !a.patch {
+        (Vec::new(), Vec::new())
+    } else {
+        let readings = read_bits(&codec, &answers);
+        // The learned reading explains bits in table words, when resolved/tables.json matches.
+        let set = ResolvedSet::read(&a.resolved, &codec.tables).ok();
+        let mut findings =
+            bit_findings_read(&codec, &readings, set.as_ref().map(|s| &s.tables[..]));
+        findings.extend(sass_conform::conform::forms::form_findings(
+            &codec, &answers,
         ));
-    }
-    let texts = sass_conform::conform::names::texts_by_arch(&entries);
-    findings.extend(sass_conform::conform::names::name_findings(
-        &codec, &readings, &texts,
-    ));
-    let causes = sass_conform::conform::rootcause::group(&findings);
+        if let Some(s) = &set {
+            findings.extend(sass_conform::conform::hidden::hidden_findings(
+                &codec, &s.tables, &entries,
+            ));
+        }
+        let texts = sass_conform::conform::names::texts_by_arch(&entries);
+        findings.extend(sass_conform::conform::names::name_findings(
+            &codec, &readings, &texts,
+        ));
+        let causes = sass_conform::conform::rootcause::group(&findings);
+        (findings, causes)
+    };
     let resolved = (a.write.is_some() || a.emit_tables.is_some() || a.patch)
         .then(|| resolve_tables(&codec, &entries));
+    // The corrected tables: for the patch and the emitted tables only.
     let corrected = resolved
         .as_ref()
+        .filter(|_| a.emit_tables.is_some() || a.patch)
         .map(|r| sass_conform::conform::patch::corrections(&codec.tables, r, &answers));
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.quiet {

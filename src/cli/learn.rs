@@ -52,6 +52,10 @@ struct Workspace {
     specs: PathBuf,
     oracle: PathBuf,
     resolved: PathBuf,
+    /// What the tables, the recorded answers and the reading held when this run last wrote the
+    /// reading ([`inputs_digest`]): a learning step whose inputs have not changed since is
+    /// skipped ([`resolve_write`]).
+    learned: std::cell::Cell<Option<[u8; 32]>>,
 }
 
 pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
@@ -92,6 +96,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
                 .resolved
                 .clone()
                 .unwrap_or_else(|| "resolved/tables.json".into()),
+            learned: Default::default(),
         };
         (ws, Vec::new())
     } else {
@@ -262,8 +267,21 @@ fn step(what: &str) {
     eprintln!("== learn: {what}");
 }
 
+/// The learning step (`resolve --write`), skipped when its inputs are what they were when this
+/// run last wrote the reading: the tables, the recorded answers (and MANIFEST.json) and the
+/// reading file itself byte for byte ([`inputs_digest`]). What it writes depends on nothing
+/// else (the command line and the date aside, the same within a run), so the reading it would
+/// write again is the one on disk.
 fn resolve_write(ws: &Workspace) -> Result<()> {
     step("learning (resolve --write)");
+    let before = inputs_digest(ws)?;
+    if ws.learned.get() == Some(before) {
+        eprintln!(
+            "{}: kept: the tables and recorded answers are those it was learned from in this run",
+            ws.resolved.display()
+        );
+        return Ok(());
+    }
     resolve_cmd(&ResolveArgs {
         paths: vec![ws.specs.clone()],
         arch: None,
@@ -275,7 +293,60 @@ fn resolve_write(ws: &Workspace) -> Result<()> {
         resolved: ws.resolved.clone(),
         quiet: true,
     })?;
+    ws.learned.set(Some(inputs_digest(ws)?));
     Ok(())
+}
+
+/// A digest of what the learning step reads: every file under the tables' folder and the
+/// oracle folder (as the commands find them, [`sass_conform::locate::data_path`]; the bundled
+/// tables when there is no such folder are the build's, the same within a run), each with its
+/// path and length, and the reading file (absent: nothing).
+fn inputs_digest(ws: &Workspace) -> Result<[u8; 32]> {
+    use sha2::{Digest, Sha256};
+    fn files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+        if dir.is_file() {
+            out.push(dir.to_path_buf());
+            return Ok(());
+        }
+        let Ok(read) = std::fs::read_dir(dir) else {
+            return Ok(());
+        };
+        for e in read {
+            let path = e
+                .with_context(|| format!("reading {}", dir.display()))?
+                .path();
+            if path.is_dir() {
+                files(&path, out)?;
+            } else {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut h = Sha256::new();
+    for root in [&ws.specs, &ws.oracle] {
+        let mut list = Vec::new();
+        files(&sass_conform::locate::data_path(root), &mut list)?;
+        list.sort();
+        h.update((list.len() as u64).to_le_bytes());
+        for path in list {
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let name = path.as_os_str().as_encoded_bytes();
+            h.update((name.len() as u64).to_le_bytes());
+            h.update(name);
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+    }
+    match std::fs::read(&ws.resolved) {
+        Ok(bytes) => {
+            h.update([1]);
+            h.update(&bytes);
+        }
+        Err(_) => h.update([0]),
+    }
+    Ok(h.finalize().into())
 }
 
 /// Copies every table of `a.paths` that loads into WORKSPACE/specs (byte-identical, with an
@@ -420,6 +491,7 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
             .resolved
             .clone()
             .unwrap_or_else(|| root.join("resolved/tables.json")),
+        learned: Default::default(),
     };
     Ok((ws, skipped))
 }
