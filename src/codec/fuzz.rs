@@ -67,9 +67,9 @@ impl FuzzCase {
         self.arch = archs[(mode & 0x7f) as usize % archs.len()];
         self.word = Word(u128::from_le_bytes(word));
         if mode & 0x80 != 0 {
-            let v = codec.variant(self.variant);
-            self.word = Word((self.word.0 & !v.fixed_mask) | v.fixed_value);
-            self.arch = codec.table(self.variant).arch.unwrap_or(self.arch);
+            let (fixed_mask, fixed_value) = codec.fixed_bits(self.variant);
+            self.word = Word((self.word.0 & !fixed_mask) | fixed_value);
+            self.arch = codec.arch_of(self.variant);
         }
         let wanted = codec.field_masks(self.variant).len().min(MAX_FIELDS);
         self.read_values(values, wanted);

@@ -38,12 +38,45 @@ const LEAF_LEN: usize = 2;
 /// (those that do not fix a split bit) cannot blow the index up on odd tables.
 const ENTRIES_PER_VARIANT: usize = 32;
 
-/// Word bits `lo .. lo + len`, placed at bit `at` of a child number.
+/// Word bits `lo .. lo + len`, placed at bit `at` of a child number. The same bits are bits
+/// `sh .. sh + len` of the word's 64-bit window `win` ([`windows`]): [`gather`] shifts a `u64`,
+/// not the `u128`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Run {
     lo: u8,
     len: u8,
     at: u8,
+    win: u8,
+    sh: u8,
+}
+
+impl Run {
+    /// The run of `len` (1..=[`MAX_KEY_BITS`]) word bits from `lo`, at bit `at` of a child
+    /// number.
+    fn new(lo: u32, len: u32, at: u8) -> Run {
+        let (win, start) = if lo + len <= 64 {
+            (0, 0)
+        } else if lo >= 64 {
+            (1, 64)
+        } else {
+            // Crosses bit 64: with at most MAX_KEY_BITS bits it lies inside bits 32..=95.
+            (2, 32)
+        };
+        Run {
+            lo: lo as u8,
+            len: len as u8,
+            at,
+            win,
+            sh: (lo - start) as u8,
+        }
+    }
+}
+
+/// The word's 64-bit windows a [`Run`] reads: bits 0..=63, 64..=127 and 32..=95 (and a zero
+/// fourth, so that a window is picked with a mask).
+#[inline]
+fn windows(word: u128) -> [u64; 4] {
+    [word as u64, (word >> 64) as u64, (word >> 32) as u64, 0]
 }
 
 /// A tree node; nodes refer to each other by index into [`Index::nodes`].
@@ -167,6 +200,7 @@ impl Index {
     /// many match in all.
     #[inline]
     pub(super) fn matches(&self, word: u128, out: &mut [VariantId]) -> usize {
+        let win = windows(word);
         let mut node = self.root;
         loop {
             match self.nodes[node as usize] {
@@ -175,7 +209,7 @@ impl Index {
                     n_runs,
                     first,
                 } => {
-                    let n = gather(word, &runs[..n_runs as usize]);
+                    let n = gather(&win, &runs[..n_runs as usize]);
                     node = self.children[first as usize + n];
                 }
                 Node::Leaf { start, end } => {
@@ -223,9 +257,12 @@ fn scan(cands: &[Candidate], word: u128, out: &mut [VariantId]) -> usize {
 
 /// The word's bits under `runs`, packed into a child number.
 #[inline]
-fn gather(word: u128, runs: &[Run]) -> usize {
+fn gather(win: &[u64; 4], runs: &[Run]) -> usize {
     runs.iter().fold(0, |n, r| {
-        n | (((word >> r.lo) as usize & ((1 << r.len) - 1)) << r.at)
+        // `sh < 64`, `len <= MAX_KEY_BITS` and `at < MAX_KEY_BITS`: no overflow checks, which
+        // the fuzz build would trace as comparisons.
+        let bits = win[r.win as usize & 3].wrapping_shr(r.sh as u32) as usize;
+        n | (bits & ((1usize << r.len) - 1)).wrapping_shl(r.at as u32)
     })
 }
 
@@ -243,11 +280,7 @@ fn runs_of(bits: u128) -> ([Run; MAX_RUNS], usize) {
     while rest != 0 && n < MAX_RUNS {
         let lo = rest.trailing_zeros();
         let len = (rest >> lo).trailing_ones();
-        runs[n] = Run {
-            lo: lo as u8,
-            len: len as u8,
-            at,
-        };
+        runs[n] = Run::new(lo, len, at);
         at += len as u8;
         rest &= !(crate::spec::bits_mask(len) << lo);
         n += 1;
@@ -364,13 +397,20 @@ mod tests {
 
     #[test]
     fn runs_round_trip() {
-        let bits = 0b1100_0111u128 | 1 << 91;
-        let (runs, n) = runs_of(bits);
-        assert_eq!(n, 3);
-        for k in 0..1usize << bits.count_ones() {
-            let w = scatter(k, &runs[..n]);
-            assert_eq!(w & !bits, 0);
-            assert_eq!(gather(w, &runs[..n]), k);
+        // Runs in the low half, across bit 64, and in the high half.
+        for (bits, want) in [
+            (0b1100_0111u128 | 1 << 91, 3),
+            (0b11u128 << 63 | 1 << 2 | 0b11 << 120, 3),
+        ] {
+            let (runs, n) = runs_of(bits);
+            assert_eq!(n, want);
+            for k in 0..1usize << bits.count_ones() {
+                let w = scatter(k, &runs[..n]);
+                assert_eq!(w & !bits, 0);
+                assert_eq!(gather(&windows(w), &runs[..n]), k);
+                // Bits outside the runs do not change the child.
+                assert_eq!(gather(&windows(w | !bits & u128::MAX >> 1), &runs[..n]), k);
+            }
         }
         assert_eq!(lowest_bits(u128::MAX).count_ones(), MAX_KEY_BITS);
         assert_eq!(lowest_bits(0b1010_1010_1010), 0b1010_1010);

@@ -5,21 +5,20 @@
 use super::VariantId;
 use crate::spec::{Table, Variant, bits_mask};
 
-/// Most bits one segment holds: a longer range is cut into several segments, so that every
-/// segment lies inside one of the word's three 64-bit windows (see [`windows`]).
+/// Most bits one segment holds: a longer range is cut into several segments, and a range that
+/// crosses bit 64 is cut there, so that every segment lies inside one of the word's two 64-bit
+/// halves (see [`halves`]).
 const SEGMENT_BITS: u32 = 32;
 
-/// Up to [`SEGMENT_BITS`] adjacent bits of one field:
-/// `values[field] |= ((windows[window] >> at) & mask) << shift`.
+/// Up to [`SEGMENT_BITS`] adjacent bits of one field, inside one half of the word:
+/// `values[field] |= ((halves[half] >> at) & mask) << shift`.
 #[derive(Debug, Clone, Copy)]
 struct Segment {
     /// The bits, right-aligned (`len` ones).
     mask: u32,
-    /// Lowest bit of the segment in the word (0..=127).
-    lo: u8,
-    /// Which window holds the segment: 0 = bits 0..=63, 1 = bits 64..=127, 2 = bits 32..=95.
-    window: u8,
-    /// Lowest bit of the segment in its window.
+    /// Which half holds the segment: 0 = bits 0..=63, 1 = bits 64..=127.
+    half: u8,
+    /// Lowest bit of the segment in its half (`at + len <= 64`).
     at: u8,
     /// Where the segment lands in the field's value.
     shift: u8,
@@ -29,31 +28,24 @@ struct Segment {
 
 impl Segment {
     /// The segment of `len` (1..=32) bits from word bit `lo`, landing at bit `shift` of field
-    /// `field`'s value.
+    /// `field`'s value; the bits must not cross bit 64.
     fn new(lo: u32, len: u32, shift: u32, field: usize) -> Segment {
-        let (window, start) = if lo + len <= 64 {
-            (0, 0)
-        } else if lo >= 64 {
-            (1, 64)
-        } else {
-            // Crosses bit 64: with at most 32 bits it lies inside bits 32..=95.
-            (2, 32)
-        };
+        debug_assert!(lo >= 64 || lo + len <= 64, "segment crosses bit 64");
         Segment {
             mask: bits_mask(len) as u32,
-            lo: lo as u8,
-            window,
-            at: (lo - start) as u8,
+            half: (lo / 64) as u8,
+            at: (lo % 64) as u8,
             shift: shift as u8,
             field: field as u8,
         }
     }
 }
 
-/// The word's three 64-bit windows (bits 0..=63, 64..=127, 32..=95), and a zero fourth.
+/// The word's two 64-bit halves (bits 0..=63, 64..=127): reading and writing a segment shifts
+/// a `u64`, never the `u128` (a variable 128-bit shift is two shifts and a branch).
 #[inline]
-fn windows(word: u128) -> [u64; 4] {
-    [word as u64, (word >> 64) as u64, (word >> 32) as u64, 0]
+fn halves(word: u128) -> [u64; 2] {
+    [word as u64, (word >> 64) as u64]
 }
 
 /// What decoding and encoding need of one variant.
@@ -70,6 +62,9 @@ struct Span {
     undescribed: u128,
     /// Fixed bits and field bits.
     described: u128,
+    /// The bits the variant fixes, and their values.
+    fixed_mask: u128,
+    fixed_value: u128,
 }
 
 /// Plans of every variant of a codec's tables.
@@ -105,10 +100,13 @@ impl Layouts {
             let mut shift = 0u32;
             for r in &f.ranges {
                 let (lo, len) = (r.lo as u32, r.len as u32);
-                for done in (0..len).step_by(SEGMENT_BITS as usize) {
-                    let n = (len - done).min(SEGMENT_BITS);
-                    self.segments
-                        .push(Segment::new(lo + done, n, shift + done, i));
+                let mut done = 0;
+                while done < len {
+                    let at = lo + done;
+                    // At most SEGMENT_BITS, and never past the end of the half it starts in.
+                    let n = (len - done).min(SEGMENT_BITS).min(64 - at % 64);
+                    self.segments.push(Segment::new(at, n, shift + done, i));
+                    done += n;
                 }
                 shift += len;
             }
@@ -120,6 +118,8 @@ impl Layouts {
             n_fields: v.fields.len(),
             undescribed: v.undescribed,
             described: v.described_mask(),
+            fixed_mask: v.fixed_mask,
+            fixed_value: v.fixed_value,
         });
     }
 
@@ -146,6 +146,13 @@ impl Layouts {
         self.span(id).described
     }
 
+    /// The bits `id` fixes and their values (`Variant::fixed_mask`, `Variant::fixed_value`).
+    #[inline]
+    pub(super) fn fixed(&self, id: VariantId) -> (u128, u128) {
+        let s = self.span(id);
+        (s.fixed_mask, s.fixed_value)
+    }
+
     /// Per field of `id` (field order): the values that fit it, right-aligned ones.
     #[inline]
     pub(super) fn field_masks(&self, id: VariantId) -> &[u64] {
@@ -158,18 +165,18 @@ impl Layouts {
     #[inline]
     pub(super) fn write(&self, id: VariantId, values: &[u64], word: u128) -> u128 {
         let s = self.span(id);
-        let mut w = word;
+        let mut h = halves(word);
         for seg in &self.segments[s.start as usize..s.end as usize] {
             let mask = seg.mask as u64;
-            let bits = values[seg.field as usize]
-                .checked_shr(seg.shift as u32)
-                .unwrap_or(0);
-            // `lo < 128` (a bit of the word): shifts that need no overflow check, which the
-            // fuzz build would trace as a comparison on every segment.
-            let lo = seg.lo as u32;
-            w = (w & !(mask as u128).wrapping_shl(lo)) | ((bits & mask) as u128).wrapping_shl(lo);
+            // A field is at most 64 bits wide (the parser refuses wider), so `shift < 64`;
+            // `at + len <= 64`: shifts that need no overflow check, which the fuzz build would
+            // trace as a comparison on every segment.
+            let bits = values[seg.field as usize].wrapping_shr(seg.shift as u32) & mask;
+            let at = seg.at as u32;
+            let half = &mut h[seg.half as usize & 1];
+            *half = (*half & !mask.wrapping_shl(at)) | bits.wrapping_shl(at);
         }
-        w
+        (h[1] as u128) << 64 | h[0] as u128
     }
 
     /// ORs every field value of `id` read from `word` into `values` (field order; the slots
@@ -177,10 +184,10 @@ impl Layouts {
     #[inline]
     pub(super) fn read(&self, id: VariantId, word: u128, values: &mut [u64]) {
         let s = self.span(id);
-        let win = windows(word);
+        let h = halves(word);
         for seg in &self.segments[s.start as usize..s.end as usize] {
-            // `at < 64` (a bit of the window): no overflow check (see `write`).
-            let bits = win[seg.window as usize & 3].wrapping_shr(seg.at as u32) & seg.mask as u64;
+            // `at < 64` (a bit of the half): no overflow check (see `write`).
+            let bits = h[seg.half as usize & 1].wrapping_shr(seg.at as u32) & seg.mask as u64;
             // A field is at most 64 bits wide (the parser refuses wider), so `shift < 64`.
             values[seg.field as usize] |= bits.wrapping_shl(seg.shift as u32);
         }
@@ -193,7 +200,7 @@ mod tests {
     use crate::codec::{SplitMix64, Word};
 
     #[test]
-    fn long_and_crossing_ranges_are_cut_into_windows() {
+    fn long_and_crossing_ranges_are_cut_into_halves() {
         use crate::spec::{BitRange, Field, FieldKind};
         let field = |ranges: Vec<BitRange>| Field {
             label: "x".into(),

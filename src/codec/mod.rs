@@ -166,6 +166,8 @@ pub struct Codec {
     layouts: Layouts,
     /// Per variant: what its verdict needs (layout class, modifier fields' bad values).
     verdicts: check::VerdictPlans,
+    /// Per table: its arch (every table of a codec has one).
+    table_archs: Vec<Arch>,
 }
 
 impl Codec {
@@ -173,8 +175,10 @@ impl Codec {
     pub fn new(tables: Vec<Table>) -> Result<Codec, CodecError> {
         let mut by_arch: BTreeMap<Arch, Vec<Candidate>> = BTreeMap::new();
         let mut ids = Vec::new();
+        let mut table_archs = Vec::with_capacity(tables.len());
         for (ti, t) in tables.iter().enumerate() {
             let arch = t.arch.ok_or_else(|| CodecError::NoArch(t.path.clone()))?;
+            table_archs.push(arch);
             let list = by_arch.entry(arch).or_default();
             for (vi, v) in t.variants.iter().enumerate() {
                 let id = VariantId {
@@ -200,6 +204,7 @@ impl Codec {
             tables,
             index,
             ids,
+            table_archs,
         })
     }
 
@@ -243,6 +248,31 @@ impl Codec {
     /// [`Variant::described_mask`], precomputed).
     pub fn described_mask(&self, id: VariantId) -> u128 {
         self.layouts.described(id)
+    }
+
+    /// The arch of variant `id`'s table (every table of a codec has one).
+    #[inline]
+    pub fn arch_of(&self, id: VariantId) -> Arch {
+        self.table_archs[id.table as usize]
+    }
+
+    /// The bits variant `id` fixes and their values (its [`Variant::fixed_mask`] and
+    /// [`Variant::fixed_value`], kept beside the field plans).
+    #[inline]
+    pub fn fixed_bits(&self, id: VariantId) -> (u128, u128) {
+        self.layouts.fixed(id)
+    }
+
+    /// Bits of variant `id` that no cell of its table describes ([`Variant::undescribed`]).
+    #[inline]
+    pub fn undescribed_mask(&self, id: VariantId) -> u128 {
+        self.layouts.undescribed(id)
+    }
+
+    /// The number of fields of variant `id`.
+    #[inline]
+    pub fn n_fields(&self, id: VariantId) -> usize {
+        self.layouts.n_fields(id)
     }
 
     /// The variant with this key (and arch, when given).
@@ -357,8 +387,11 @@ impl Codec {
         values: &[u64],
         opts: EncodeOptions,
     ) -> Result<Word, CodecError> {
-        let v = self.variant(id);
-        if values.len() != v.fields.len() {
+        // The field count from the plans (no look at the table's variant on the fuzz path).
+        let n_fields = self.layouts.n_fields(id);
+        let v = || self.variant(id);
+        if values.len() != n_fields {
+            let v = v();
             return Err(CodecError::ValueCount {
                 key: v.key.clone(),
                 fields: v.fields.len(),
@@ -367,8 +400,8 @@ impl Codec {
         }
         let masks = self.layouts.field_masks(id);
         let misfit = |i: usize| CodecError::OutOfRange {
-            field: v.fields[i].label.clone(),
-            width: v.fields[i].width(),
+            field: v().fields[i].label.clone(),
+            width: v().fields[i].width(),
             value: values[i],
         };
         if opts.allow_invalid {
@@ -382,6 +415,7 @@ impl Codec {
                 return Err(misfit(i.unwrap_or(0)));
             }
         } else {
+            let v = v();
             for (i, (f, &val)) in v.fields.iter().zip(values).enumerate() {
                 if val & !masks[i] != 0 {
                     return Err(misfit(i));
@@ -395,7 +429,11 @@ impl Codec {
                 }
             }
         }
-        Ok(Word(self.layouts.write(id, values, v.fixed_value)))
+        Ok(Word(self.layouts.write(
+            id,
+            values,
+            self.layouts.fixed(id).1,
+        )))
     }
 
     /// The arch index, for verdicts.

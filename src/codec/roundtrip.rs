@@ -65,7 +65,6 @@ pub fn decoded_roundtrip(
     let Some(d) = d else {
         return Ok(RoundTrip::NoVariant);
     };
-    let v = codec.variant(d.id);
     let back = codec.encode(
         d.id,
         d.values(),
@@ -73,12 +72,13 @@ pub fn decoded_roundtrip(
             allow_invalid: true,
         },
     )?;
-    let differ = ((back.0 ^ word.0) & codec.described_mask(d.id)) | (back.0 & v.undescribed);
+    let differ =
+        ((back.0 ^ word.0) & codec.described_mask(d.id)) | (back.0 & codec.undescribed_mask(d.id));
     if differ != 0 {
         return Err(RoundTripError::Bits {
             arch,
             word,
-            key: v.key.clone(),
+            key: codec.variant(d.id).key.clone(),
             back,
             bits: bit_list(differ),
         });
@@ -106,11 +106,10 @@ pub fn values_roundtrip_into(
     values: &[u64],
     scratch: &mut Decoded,
 ) -> Result<RoundTrip, RoundTripError> {
-    let v = codec.variant(id);
     // On the stack: the fuzz target runs this for every input.
     let mut on_stack = [0u64; MAX_FIELDS];
     let mut on_heap = Vec::new();
-    let masked: &mut [u64] = match v.fields.len() {
+    let masked: &mut [u64] = match codec.n_fields(id) {
         n if n <= MAX_FIELDS => &mut on_stack[..n],
         n => {
             on_heap.resize(n, 0);
@@ -132,9 +131,9 @@ pub fn values_roundtrip_into(
             allow_invalid: true,
         },
     )?;
-    let arch = codec.table(id).arch.expect("codec tables have an arch");
+    let arch = codec.arch_of(id);
     let err = |message: String| RoundTripError::Values {
-        key: v.key.clone(),
+        key: codec.variant(id).key.clone(),
         message,
     };
     if !codec.decode_into(arch, w, scratch) {
@@ -142,7 +141,8 @@ pub fn values_roundtrip_into(
     }
     let d: &Decoded = scratch;
     if d.id != id {
-        return if w.0 & v.fixed_mask == v.fixed_value {
+        let (fixed_mask, fixed_value) = codec.fixed_bits(id);
+        return if w.0 & fixed_mask == fixed_value {
             Ok(RoundTrip::Overlap {
                 encoded: id,
                 decoded: d.id,
