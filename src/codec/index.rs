@@ -103,6 +103,10 @@ pub(super) struct Index {
     root: u32,
     /// Child node indices of all split nodes, each node's `2^bits` in a row.
     children: Vec<u32>,
+    /// `nodes[children[i]]` for every `i`: a word's walk loads the next node straight from
+    /// here, not its index and then the node (one dependent load per level instead of two;
+    /// the tree walk is most of a decode). Filled once the tree is built.
+    child_nodes: Vec<Node>,
     /// Leaf lists, concatenated.
     entries: Vec<Candidate>,
     /// Every variant of the arch, in table order.
@@ -174,6 +178,7 @@ impl Index {
             nodes: vec![Node::Leaf { start: 0, end: 0 }],
             root: EMPTY,
             children: Vec::new(),
+            child_nodes: Vec::new(),
             entries: Vec::new(),
             budget: ENTRIES_PER_VARIANT * all.len(),
             all: all.clone(),
@@ -183,7 +188,9 @@ impl Index {
             shared: HashMap::new(),
         };
         b.ix.root = b.add(all, 0);
-        b.ix
+        let mut ix = b.ix;
+        ix.child_nodes = ix.children.iter().map(|&c| ix.nodes[c as usize]).collect();
+        ix
     }
 
     fn push_leaf(&mut self, cands: Vec<Candidate>) -> u32 {
@@ -201,16 +208,16 @@ impl Index {
     #[inline]
     pub(super) fn matches(&self, word: u128, out: &mut [VariantId]) -> usize {
         let win = windows(word);
-        let mut node = self.root;
+        let mut node = self.nodes[self.root as usize];
         loop {
-            match self.nodes[node as usize] {
+            match node {
                 Node::Split {
                     runs,
                     n_runs,
                     first,
                 } => {
                     let n = gather(&win, &runs[..n_runs as usize]);
-                    node = self.children[first as usize + n];
+                    node = self.child_nodes[first as usize + n];
                 }
                 Node::Leaf { start, end } => {
                     return scan(&self.entries[start as usize..end as usize], word, out);
