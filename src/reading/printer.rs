@@ -2913,14 +2913,14 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
 
 /// The bits [`fit_plain`] may add to a slot over `mask` as its context: every group outside
 /// the slot, and of a group the slot holds only part of, the rest of it, each run of adjacent
-/// bits in that rest and each of its bits. A field the resolved reading drew over several print places is
-/// one group, and one place's text can follow another part of it: SM120 LDGMC (synthesised
-/// table), whose resolved modifier field holds bits 0, 73-75 and 87-90, prints its operation
-/// from bits 87-90 by bit 0 (`.MAX` or `.INVALID4` at 87-90 = 4), and its float type from
-/// bits 0 and 73-76 by bit 87 alone (`.F16x4.RN`, `.E5M2x4.RN`), which no whole group
-/// outside the slot tells. Its single bits too, then: a run of the rest can be wider than
-/// what the text follows, and keys over bits it does not follow are learned from fewer
-/// answers each.
+/// bits in that rest and each of its bits. A field the resolved reading drew over several
+/// print places is one group, and one place's text can follow another part of it: SM120
+/// LDGMC (synthesised table), whose resolved modifier field holds bits 0, 73-75 and 87-90,
+/// prints its operation from bits 87-90 by bit 0 (`.MAX` or `.INVALID4` at 87-90 = 4), and
+/// its float type from bits 0 and 73-76 by bit 87 alone (`.F16x4.RN`, `.E5M2x4.RN`), which
+/// no whole group outside the slot tells. Its single bits too, then: a run of the rest can be
+/// wider than what the text follows, and keys over bits it does not follow are learned from
+/// fewer answers each.
 fn context_candidates(mask: u128, groups: &[u128]) -> Vec<u128> {
     let mut out: Vec<u128> = Vec::new();
     for &g in groups {
@@ -4835,11 +4835,12 @@ fn share_overlap_printers(
         let (val, fit): (Vec<_>, Vec<_>) = answers
             .iter()
             .partition(|((w, _), _)| set_aside(*w) && is_combination(*w, fixed));
-        if val.len() < MIN_FORM_JUDGES {
+        let now = val.iter().filter(|(_, ok)| *ok).count();
+        // Too few to judge by, or nothing a shared printer could print better.
+        if val.len() < MIN_FORM_JUDGES || now == val.len() {
             continue;
         }
         let fit: Vec<Sample> = fit.iter().map(|(s, _)| *s).collect();
-        let now = val.iter().filter(|(_, ok)| *ok).count();
         let (_, trial, _, _) = fit_variant(codec, renderer, (rep.table, rep.variant), &fit);
         let merged = trial.as_ref().map_or(0, |p| {
             val.iter()
