@@ -4798,24 +4798,32 @@ fn share_overlap_printers(
     model: &super::model::Model,
     obs: &[Obs],
 ) {
-    for class in overlap_classes(obs) {
-        // The class's answers, each with whether today's reading (the chosen variant's
-        // printer) prints it right.
-        let mut answers: Vec<(Sample, bool)> = Vec::new();
-        let mut count: HashMap<crate::codec::VariantId, usize> = HashMap::default();
-        for o in obs {
-            let Some(d) = codec
-                .decode(o.arch, crate::codec::Word(o.word))
-                .map(|d| model.choose(codec, d))
-            else {
-                continue;
-            };
-            if !class.contains(&d.id) {
-                continue;
-            }
-            *count.entry(d.id).or_default() += 1;
-            answers.push(((o.word, o.text), renderer.render(codec, &d) == o.text));
-        }
+    let classes = overlap_classes(obs);
+    let class_of: HashMap<crate::codec::VariantId, usize> = classes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| c.iter().map(move |&id| (id, i)))
+        .collect();
+    // Per class, its answers (each word decoded and its variant chosen once), each with
+    // whether today's reading (the chosen variant's printer) prints it right, and how many
+    // answers each member is chosen for.
+    let mut answers: Vec<Vec<(Sample, bool)>> = vec![Vec::new(); classes.len()];
+    let mut counts: Vec<HashMap<crate::codec::VariantId, usize>> =
+        vec![HashMap::default(); classes.len()];
+    for o in obs {
+        let Some(d) = codec
+            .decode(o.arch, crate::codec::Word(o.word))
+            .map(|d| model.choose(codec, d))
+        else {
+            continue;
+        };
+        let Some(&i) = class_of.get(&d.id) else {
+            continue;
+        };
+        *counts[i].entry(d.id).or_default() += 1;
+        answers[i].push(((o.word, o.text), renderer.render(codec, &d) == o.text));
+    }
+    for ((class, answers), count) in classes.iter().zip(&answers).zip(&counts) {
         let Some(rep) = count
             .iter()
             .max_by_key(|(id, n)| (**n, std::cmp::Reverse(**id)))
@@ -4859,7 +4867,7 @@ fn share_overlap_printers(
         let all: Vec<Sample> = answers.iter().map(|(s, _)| *s).collect();
         let (_, p, _, _) = fit_variant(codec, renderer, (rep.table, rep.variant), &all);
         if let Some(p) = p.or(trial) {
-            for id in &class {
+            for id in class {
                 tables[id.table as usize].variants[id.variant as usize].printer = Some(p.clone());
             }
         }
