@@ -1422,11 +1422,11 @@ fn group_spans(
     base: Sample,
     t0: &[&str],
 ) -> Vec<Span> {
-    let mut out = Vec::new();
+    // Each group's answers alone: the rewritten stretch of the base text and the new tokens.
+    type Diff<'t> = (usize, usize, usize, usize, Vec<&'t str>);
+    let mut per: Vec<(u128, Vec<Diff>, Vec<usize>)> = Vec::new();
     for &g in groups {
-        let mut span: Option<(usize, usize)> = None;
-        let mut vocab = HashSet::default();
-        let mut diffs: Vec<(usize, usize, usize, usize, Vec<&str>)> = Vec::new();
+        let mut diffs: Vec<Diff> = Vec::new();
         let mut alone = Vec::new();
         for (si, &(w, t)) in samples.iter().enumerate() {
             let d = (w ^ base.0) & !fixed_mask;
@@ -1437,14 +1437,34 @@ fn group_spans(
             let Some((a0, a1, b0, b1)) = hull(t0, &t1) else {
                 continue;
             };
-            span = Some(match span {
-                None => (a0, a1),
-                Some((s, e)) => (s.min(a0), e.max(a1)),
-            });
             diffs.push((a0, a1, b0, b1, t1));
             alone.push(si);
         }
+        per.push((g, diffs, alone));
+    }
+    let reaches: Vec<Rewrites> = per
+        .iter()
+        .map(|(_, diffs, _)| Rewrites::of(diffs.iter().map(|d| (d.0, d.1)).collect()))
+        .collect();
+    let mut out = Vec::new();
+    for (k, (g, mut diffs, mut alone)) in per.into_iter().enumerate() {
+        let others = |c: usize| {
+            reaches
+                .iter()
+                .enumerate()
+                .any(|(o, r)| o != k && r.is_common(c))
+        };
+        let outlier = reaches[k].outliers(others);
+        let mut kept = outlier.iter().map(|o| !o);
+        diffs.retain(|_| kept.next().unwrap_or(true));
+        let mut kept = outlier.iter().map(|o| !o);
+        alone.retain(|_| kept.next().unwrap_or(true));
+        let span = diffs
+            .iter()
+            .map(|d| (d.0, d.1))
+            .reduce(|(s, e), (a0, a1)| (s.min(a0), e.max(a1)));
         let Some((s, e)) = span else { continue };
+        let mut vocab = HashSet::default();
         let mut erased = BTreeSet::new();
         for (a0, a1, b0, b1, t1) in diffs {
             let new = t1.get(b0..b1).unwrap_or_default();
@@ -1467,6 +1487,79 @@ fn group_spans(
         });
     }
     out
+}
+
+/// Fewest answers of a group alone before a reach few of them show is set apart
+/// ([`Rewrites::outliers`]).
+const MIN_REACH_ANSWERS: usize = 8;
+
+/// Share of a group's answers alone (more than one in this many) that makes a base-text cell
+/// common to the group; at most one in this many answers may be set apart.
+const OUTLIER_REACH_SHARE: usize = 8;
+
+/// Where one group's answers alone rewrite the base text, cell by cell (the gap before token
+/// k is cell 2k, token k is cell 2k+1; a rewrite of tokens `a0..a1` covers their cells, an
+/// insertion at `a0` the gap's).
+struct Rewrites {
+    hulls: Vec<(usize, usize)>,
+    count: HashMap<usize, usize>,
+}
+
+impl Rewrites {
+    fn cells(&(a0, a1): &(usize, usize)) -> Vec<usize> {
+        if a0 == a1 {
+            vec![2 * a0]
+        } else {
+            (a0..a1).map(|k| 2 * k + 1).collect()
+        }
+    }
+
+    fn of(hulls: Vec<(usize, usize)>) -> Rewrites {
+        let mut count: HashMap<usize, usize> = HashMap::default();
+        for h in &hulls {
+            for c in Rewrites::cells(h) {
+                *count.entry(c).or_default() += 1;
+            }
+        }
+        Rewrites { hulls, count }
+    }
+
+    /// Whether more than one in [`OUTLIER_REACH_SHARE`] of the group's answers rewrite cell
+    /// `c`.
+    fn is_common(&self, c: usize) -> bool {
+        let n = self.hulls.len();
+        self.count
+            .get(&c)
+            .is_some_and(|&k| k * OUTLIER_REACH_SHARE > n)
+    }
+
+    /// Which answers also rewrite, beyond a cell common to the group, a cell the group rarely
+    /// rewrites and another group commonly does (`owned_elsewhere`): a value that reshapes
+    /// text elsewhere, which is context of the slots there, not the group's reach. SM80 RED:
+    /// the address register named `RZ` (bits 24-31 = 0xff) drops `.???0` and `.64`,
+    /// `RED.ADD.EF [UR0]` for `RED.???0.ADD.EF [R0.64+UR0]`; a guard's `@PT` that drops `@`
+    /// and the space, which no other group rewrites, stays the guard's. All `false` when
+    /// more than one in [`OUTLIER_REACH_SHARE`] would be set apart, or the group has fewer than
+    /// [`MIN_REACH_ANSWERS`] answers alone.
+    fn outliers(&self, owned_elsewhere: impl Fn(usize) -> bool) -> Vec<bool> {
+        let n = self.hulls.len();
+        if n < MIN_REACH_ANSWERS {
+            return vec![false; n];
+        }
+        let out: Vec<bool> = self
+            .hulls
+            .iter()
+            .map(|h| {
+                let cs = Rewrites::cells(h);
+                cs.iter().any(|&c| self.is_common(c))
+                    && cs.iter().any(|&c| !self.is_common(c) && owned_elsewhere(c))
+            })
+            .collect();
+        if out.iter().filter(|&&o| o).count() * OUTLIER_REACH_SHARE > n {
+            return vec![false; n];
+        }
+        out
+    }
 }
 
 /// The candidate groups, each split where its bits, flipped alone, rewrite different places
@@ -2270,6 +2363,8 @@ struct SlotKnown<'s> {
     shapes: &'s HashSet<String>,
     vocab_lens: TextLengths,
     shape_lens: TextLengths,
+    /// The shapes of the single tokens of its texts (`.INVALID#`, `.STRONG`, `.GPU`).
+    token_shapes: HashSet<String>,
 }
 
 /// The lengths of a set of texts: bit `n` of `short` for each length `n` under 128, and the
@@ -2313,6 +2408,11 @@ impl<'s> Cutter<'s> {
                         shapes: &s.shapes,
                         vocab_lens: TextLengths::of(&s.vocab),
                         shape_lens: TextLengths::of(&s.shapes),
+                        token_shapes: s
+                            .vocab
+                            .iter()
+                            .flat_map(|t| tokens(t).into_iter().map(shape))
+                            .collect(),
                     })
                 }
             })
@@ -2418,7 +2518,14 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> 
                     }
                 }
                 (Elem::Slot(_), Some(known)) => {
+                    // Of the piece's tokens so far, how many the slot never printed one of
+                    // the shape of (each costs 2 in an unknown piece).
+                    let mut strange = 0u32;
                     for q in p..=n.min(p + MAX_SLOT_TOKENS) {
+                        if q > p && cutter.cutting == Cutting::SlotTexts {
+                            let t = &shaped[shape_at[q - 1]..shape_at[q]];
+                            strange += u32::from(!known.token_shapes.contains(t));
+                        }
                         let rest = best[(i + 1) * w + q];
                         if rest >= INF {
                             continue;
@@ -2438,8 +2545,12 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> 
                             1
                         } else {
                             // Longer unknown texts cost more, so that one slot does not take
-                            // the texts of its neighbours when a piece is unknown anyway.
-                            2 + (q - p) as u32
+                            // the texts of its neighbours when a piece is unknown anyway; a
+                            // token of a shape the slot never printed costs 2 more (SM80 RED:
+                            // `.INVALID14.STRONG.GPU.PRIVATE` is the type's `.INVALID14`, a
+                            // shape the type printed alone, and the scope's unseen
+                            // `.STRONG.GPU.PRIVATE`, tokens the scope printed).
+                            2 + (q - p) as u32 + 2 * strange
                         };
                         let miss = match hint_of[i] {
                             Some(h) if h == piece => 0,
@@ -4264,6 +4375,134 @@ mod tests {
         assert_eq!(
             p.print(0x3u128 << 12 | 39 << 24 | 1 << 76 | 5 << 105),
             "@P3 OP R39.B1 ;"
+        );
+    }
+
+    /// A made-up instruction printed as nvdisasm prints SM80 RED (form bits 90-91 = 3): a
+    /// flag (bit 72) whose zero prints `.???0` but nothing when the address register (bits
+    /// 24-31) is `RZ`, which also drops `.64`; a type (bits 73-76) and a scope (bits 77-80)
+    /// printed side by side, each `.INVALIDn` for values without a name.
+    fn reduction(w: u128) -> String {
+        const TYPES: [&str; 7] = [
+            "",
+            ".S32",
+            ".64",
+            ".F32.FTZ.RN",
+            ".F16x2.RN",
+            ".S64",
+            ".F64.RN",
+        ];
+        const SCOPES: [&str; 9] = [
+            "",
+            ".CONSTANT.PRIVATE",
+            ".CONSTANT.CTA",
+            ".CONSTANT.CTA.PRIVATE",
+            ".STRONG.SM.PRIVATE",
+            ".STRONG.SM",
+            ".STRONG.GPU.PRIVATE",
+            ".STRONG.GPU",
+            ".MMIO.GPU",
+        ];
+        let a = w >> 24 & 0xff;
+        let u = w >> 64 & 0x3f;
+        let b = w >> 32 & 0xff;
+        let e = match (w >> 72 & 1, a) {
+            (1, _) => ".E",
+            (_, 0xff) => "",
+            _ => ".???0",
+        };
+        let named = |names: &[&str], v: u128| {
+            names
+                .get(v as usize)
+                .map_or(format!(".INVALID{v}"), |t| t.to_string())
+        };
+        let ty = named(&TYPES, w >> 73 & 0xf);
+        let scope = named(&SCOPES, w >> 77 & 0xf);
+        let addr = if a == 0xff {
+            format!("UR{u}")
+        } else {
+            format!("R{a}.64+UR{u}")
+        };
+        format!("RED{e}.ADD{ty}{scope} [{addr}], R{b} ;")
+    }
+
+    #[test]
+    fn a_value_that_reshapes_text_elsewhere_and_two_slots_at_one_gap_cut_by_their_tokens() {
+        let groups = [
+            0xffu128 << 24,
+            0xffu128 << 32,
+            0x3fu128 << 64,
+            1u128 << 72,
+            0xfu128 << 73,
+            0xfu128 << 77,
+        ];
+        let fixed = !groups.iter().fold(0, |m, g| m | g);
+        let mut words: Vec<u128> = vec![0];
+        for g in &groups {
+            // As the sweeps left them: the type and the scope without their value 6.
+            let values = group_values(*g)
+                .into_iter()
+                .filter(|&v| g.count_ones() != 4 || v != 6);
+            words.extend(values.map(|v| deposit(v, *g)));
+        }
+        let mut rng = crate::codec::SplitMix64(11);
+        for _ in 0..300 {
+            let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+            words.push(r & !fixed & !(0xffu128 << 24) | (r % 0xfe) << 24);
+        }
+        let p = learned_from(fixed, &groups, &words, reduction);
+        // Never seen: type 14 beside the scope value 6, the scope's unseen value.
+        let w = 14u128 << 73 | 6 << 77 | 38 << 24 | 44 << 64 | 160 << 32;
+        assert_eq!(
+            p.print(w),
+            "RED.???0.ADD.INVALID14.STRONG.GPU.PRIVATE [R38.64+UR44], R160 ;"
+        );
+        for w in [
+            6u128 << 73 | 11 << 77 | 200 << 24 | 1 << 72,
+            9u128 << 73 | 6 << 77 | 7 << 24 | 63 << 64,
+        ] {
+            assert_eq!(p.print(w), reduction(w), "word {w:x}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_piece_goes_to_the_slot_that_printed_its_tokens() {
+        let slot = |mask: u128, texts: &[&str]| {
+            let vocab: HashSet<String> = texts.iter().map(|t| t.to_string()).collect();
+            SlotSpan {
+                mask,
+                start: 1,
+                end: 1,
+                shapes: vocab.iter().map(|t| shape(t)).collect(),
+                vocab,
+            }
+        };
+        // SM80 RED's type and scope, each as swept alone (the scope's `.STRONG.GPU.PRIVATE`
+        // never was).
+        let slots = [
+            slot(0xf << 73, &["", ".S32", ".INVALID7", ".INVALID15"]),
+            slot(
+                0xf << 77,
+                &["", ".STRONG.GPU", ".STRONG.SM.PRIVATE", ".CONSTANT.CTA"],
+            ),
+        ];
+        let skel = [
+            Elem::Anchor("RED".into()),
+            Elem::Slot(0),
+            Elem::Slot(1),
+            Elem::Anchor(" ".into()),
+            Elem::Anchor(";".into()),
+        ];
+        let cutter = Cutter::new(&skel, &slots, Cutting::SlotTexts);
+        assert_eq!(
+            cut_sample(&cutter, "RED.INVALID14.STRONG.GPU.PRIVATE ;"),
+            Some(vec![".INVALID14", ".STRONG.GPU.PRIVATE"])
+        );
+        // `.INVALID14` of a shape the type printed (1), an unknown piece of 3 tokens the
+        // scope printed (2 + 3).
+        assert_eq!(
+            cut_cost(&cutter, "RED.INVALID14.STRONG.GPU.PRIVATE ;"),
+            Some(6)
         );
     }
 
