@@ -147,6 +147,14 @@ pub fn run_case_observed(
 /// its own.
 const BUCKET_VALUES: [u8; 8] = [1, 2, 3, 4, 8, 16, 32, 128];
 
+/// Where (counter, bucket) pair `i` (below `8 * n_counters`, `n_counters` a power of two) is
+/// reported: counter `i % n_counters`, set to a value in bucket `i / n_counters`. Pairs next
+/// to each other are on different counters ([`FuzzRunner`] notes).
+#[inline]
+fn slot_place(i: usize, n_counters: usize) -> (usize, u8) {
+    (i & (n_counters - 1), BUCKET_VALUES[(i / n_counters) & 7])
+}
+
 /// The `roundtrip` fuzz target's state, built once per process: the codec, the table
 /// feature numbering ([`super::coverage::CoverageMap`], unless table coverage is off), which
 /// features this process has already reported, and the case and decodes each run reuses.
@@ -156,13 +164,17 @@ const BUCKET_VALUES: [u8; 8] = [1, 2, 3, 4, 8, 16, 32, 128];
 /// sanitizer-coverage instrumentation (fuzz/README.md, issue 23), and the target itself is a
 /// call and a branch. A run allocates nothing.
 ///
-/// How a table feature reaches libFuzzer: feature `f` (modulo `8 * counters.len()`, see
-/// [`FuzzRunner::new`]) is counter `f / 8` of libFuzzer's extra counters set to a value in
-/// hit-count bucket `f % 8`. It is reported only in the first run of the process that
-/// reaches it: libFuzzer keeps that input (a new feature) and never pays for the feature
-/// again, so a table feature keeps one input and never multiplies the corpus. A counter
-/// another feature already set in the same run is left alone: that feature waits for a later
-/// run that reaches it.
+/// How a table feature reaches libFuzzer: feature `f`, as (counter, bucket) pair `i = f`
+/// modulo `8 * counters.len()` (see [`FuzzRunner::new`]), is counter `i % counters.len()` of
+/// libFuzzer's extra counters set to a value in hit-count bucket `i / counters.len()`
+/// ([`slot_place`]). It is reported only in the first run of the process that reaches it:
+/// libFuzzer keeps that input (a new feature) and never pays for the feature again, so a
+/// table feature keeps one input and never multiplies the corpus. A counter another feature
+/// already set in the same run is left alone: that feature waits for a later run that reaches
+/// it. Neighbouring features (the value classes of one field, the fields of one variant: what
+/// one run reaches together) are on neighbouring counters, not on the buckets of one counter,
+/// so a run reports all of its new features at once and one input is kept for them, not one
+/// input per feature that shared a counter.
 ///
 /// A variant whose every feature's (counter, bucket) pair has been reported has nothing left
 /// to report: its features are not worked out at all (most runs, once the corpus has found
@@ -389,9 +401,10 @@ impl FuzzRunner {
                 map.for_each_feature_in(id, values, fields, pairs, |feature: usize| {
                     let i = feature & slots;
                     let (w, bit) = (i / 64, 1u64 << (i % 64));
-                    if seen[w] & bit == 0 && counters[i / 8] == 0 {
+                    let (counter, value) = slot_place(i, counters.len());
+                    if seen[w] & bit == 0 && counters[counter] == 0 {
                         seen[w] |= bit;
-                        counters[i / 8] = BUCKET_VALUES[i % 8];
+                        counters[counter] = value;
                         pending.reported(i);
                     }
                 });
@@ -460,7 +473,8 @@ mod tests {
 
     /// The runner reports what the fuzz target reported before it moved here (run_case_observed
     /// and for_each_feature, each feature once per process unless its counter is taken in
-    /// that run), with the counters cleared between runs as libFuzzer clears them, and gives
+    /// that run; (counter, bucket) pair `i` on counter `i % counters`, bucket
+    /// `i / counters`), with the counters cleared between runs as libFuzzer clears them, and gives
     /// the same verdicts as [`run_case`], on the committed seeds and on random inputs; with
     /// the target's 2 KiB of counters, and with 64 bytes, where features share pairs and
     /// every variant runs out of features to report (the runner then skips them).
@@ -502,9 +516,10 @@ mod tests {
                         map.for_each_feature(id, values, |f| {
                             let i = f % (counters * 8);
                             let (w, bit) = (i / 64, 1u64 << (i % 64));
-                            if seen[w] & bit == 0 && want[i / 8] == 0 {
+                            let (counter, bucket) = (i % counters, i / counters);
+                            if seen[w] & bit == 0 && want[counter] == 0 {
                                 seen[w] |= bit;
-                                want[i / 8] = BUCKET_VALUES[i % 8];
+                                want[counter] = BUCKET_VALUES[bucket];
                             }
                         })
                     })
