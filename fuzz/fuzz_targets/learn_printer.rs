@@ -60,10 +60,19 @@ fn text(w: u128, groups: &[(u128, u8)]) -> String {
     for &(m, style) in groups {
         let v = value(w, m);
         match style {
-            0 => ops.push(if v == 255 { "RZ".into() } else { format!("R{v}") }),
+            0 => ops.push(if v == 255 {
+                "RZ".into()
+            } else {
+                format!("R{v}")
+            }),
             1 => {
                 let bits = m.count_ones();
-                let signed = v as i128 - if v >> (bits - 1) & 1 == 1 { 1 << bits } else { 0 };
+                let signed = v as i128
+                    - if v >> (bits - 1) & 1 == 1 {
+                        1 << bits
+                    } else {
+                        0
+                    };
                 ops.push(if signed < 0 {
                     format!("-0x{:x}", -signed)
                 } else {
@@ -87,7 +96,12 @@ fn mangle(t: &str, (kind, at): (u8, u8)) -> String {
     let i = usize::from(at) % chars.len().max(1);
     match kind % 8 {
         0 => chars[..i].iter().collect(),
-        1 => chars.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, c)| c).collect(),
+        1 => chars
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, c)| c)
+            .collect(),
         2 => {
             let mut s: String = chars[..i].iter().collect();
             s.push_str(" R0,");

@@ -9,7 +9,9 @@ use sass_conform::codec::{Codec, Word};
 use sass_conform::spec::{parse_html, parse_table};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let parsed = if text.trim_start().starts_with('<') {
         parse_html("fuzz.html", text)
     } else {

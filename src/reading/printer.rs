@@ -1107,7 +1107,9 @@ const BASE_CANDIDATES: usize = 32;
 /// the words sweeps went around (the table's fixed word, every field value on it), which need
 /// not be among the answers with fewest bits set. At most [`SWEEP_CENTRES`].
 fn sweep_centres<'a, 's>(groups: &[u128], samples: &'s [Sample<'a>]) -> Vec<&'s Sample<'a>> {
-    let by_word: HashMap<u128, &Sample> = samples.iter().map(|s| (s.0, s)).collect();
+    let mut by_word: HashMap<u128, &Sample> =
+        HashMap::with_capacity_and_hasher(samples.len(), Default::default());
+    by_word.extend(samples.iter().map(|s| (s.0, s)));
     let mut tally: HashMap<u128, usize> = HashMap::default();
     for (w, _) in samples {
         for &g in groups {
