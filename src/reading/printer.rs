@@ -3722,6 +3722,8 @@ fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
         half: false,
         affixes: Vec::new(),
         unseen: Vec::new(),
+        nearby_bits: Key(0),
+        nearby: Vec::new(),
         names: Vec::new(),
         special_affixes: Vec::new(),
         unread: 0,
@@ -3834,12 +3836,15 @@ fn try_rule<'a>(
     if hits == 0 {
         return None;
     }
+    let (nearby_bits, nearby) = nearby_affixes(&list);
     Some((
         hits,
         NumberRule {
             hex: hex_votes.0 >= hex_votes.1,
             affixes: list,
             unseen,
+            nearby_bits,
+            nearby,
             ..probe
         },
     ))
@@ -4465,6 +4470,42 @@ mod tests {
         ] {
             assert_eq!(p.print(w), reduction(w), "word {w:x}");
         }
+    }
+
+    #[test]
+    fn affixes_that_ignore_some_key_bits_name_the_keys_never_learned() {
+        // Keys: bits 0-1 a guard-like context the affixes do not follow, bit 2 the half
+        // (`.H1`), bit 3 the bars. Learned: every key but 0b0110 and 0b1011.
+        let affix = |k: u128| {
+            let bar = if k & 8 != 0 { "|" } else { "" };
+            let half = if k & 4 != 0 { ".H1" } else { "" };
+            (Key(k), false, format!("{bar}UR"), format!("{half}{bar}"))
+        };
+        let list: Vec<_> = (0..16u128)
+            .filter(|k| ![6, 11].contains(k))
+            .map(affix)
+            .collect();
+        let (bits, nearby) = nearby_affixes(&list);
+        assert_eq!(bits, Key(3));
+        assert_eq!(nearby.len(), 4);
+        let rule = NumberRule {
+            affixes: list,
+            nearby_bits: bits,
+            nearby,
+            ..probe_rule(0x3f << 32, false, 1, 0)
+        };
+        let slot = 0x3f << 32 | 3 << 60 | 3 << 12;
+        // Key 0b0110 (bits 13 and 60, as packed: 12-13 then 60-61) was never learned.
+        let w = 50u128 << 32 | 1 << 13 | 1 << 60;
+        let mut out = String::new();
+        assert!(rule.print_into(w, slot, &mut out));
+        assert_eq!(out, "UR50.H1");
+        // Where the affixes follow every bit, nothing is named for an unseen key.
+        let mixed: Vec<_> = (0..16u128)
+            .filter(|&k| k != 6)
+            .map(|k| (Key(k), false, String::new(), format!(".{k}")))
+            .collect();
+        assert_eq!(nearby_affixes(&mixed), (Key(0), Vec::new()));
     }
 
     #[test]
@@ -5894,6 +5935,56 @@ fn affix_list(affixes: AffixTally) -> (usize, KeyedAffixes, Vec<Affixes>) {
     (hits, list, unseen)
 }
 
+/// Key bits whose value the learned keys' affixes do not follow ([`NumberRule::nearby_bits`]),
+/// taken bit by bit, lowest first: a bit is taken when some two learned keys differ in it
+/// alone (same sign), and with it (and those taken before) cleared, every group of learned
+/// keys that then agree prints one affix pair on at least [`DOMINANT_AFFIX_PERCENT`] of its
+/// keys. With them, each group's affixes ([`NumberRule::nearby`]).
+fn nearby_affixes(list: &[(Key, bool, String, String)]) -> (Key, KeyedAffixes) {
+    let all = list.iter().fold(0u128, |m, e| m | e.0.0);
+    let keys: HashSet<(u128, bool)> = list.iter().map(|e| (e.0.0, e.1)).collect();
+    let mut bits = 0u128;
+    for b in bits_of(all) {
+        let paired = keys.iter().any(|&(k, s)| keys.contains(&(k ^ b, s)));
+        if paired && nearby_groups(list, bits | b).is_some() {
+            bits |= b;
+        }
+    }
+    match nearby_groups(list, bits).filter(|_| bits != 0) {
+        Some(groups) => (Key(bits), groups),
+        None => (Key(0), Vec::new()),
+    }
+}
+
+/// (key with some bits cleared, negative) -> (prefix, suffix) -> how many learned keys, in key
+/// order ([`nearby_groups`]).
+type KeyGroups<'a> = BTreeMap<(u128, bool), HashMap<(&'a str, &'a str), usize>>;
+
+/// The learned keys grouped by their bits outside `cleared` (and sign), each group's commonest
+/// affixes; `None` when a group's commonest prints on fewer than [`DOMINANT_AFFIX_PERCENT`] of
+/// its keys.
+fn nearby_groups(list: &[(Key, bool, String, String)], cleared: u128) -> Option<KeyedAffixes> {
+    let mut groups: KeyGroups = BTreeMap::new();
+    for (k, s, p, x) in list {
+        *groups
+            .entry((k.0 & !cleared, *s))
+            .or_default()
+            .entry((p.as_str(), x.as_str()))
+            .or_default() += 1;
+    }
+    groups
+        .into_iter()
+        .map(|((k, s), m)| {
+            let n: usize = m.values().sum();
+            let ((p, x), c) = m
+                .into_iter()
+                .max_by_key(|&(a, c)| (c, std::cmp::Reverse(a)))?;
+            (c * 100 >= n * DOMINANT_AFFIX_PERCENT)
+                .then(|| (Key(k), s, p.to_string(), x.to_string()))
+        })
+        .collect()
+}
+
 /// (negative, prefix, suffix): the affixes of one sign.
 type Affixes = (bool, String, String);
 
@@ -6057,6 +6148,8 @@ fn float_probes(
             half: kind == FloatKind::Half,
             affixes: Vec::new(),
             unseen: Vec::new(),
+            nearby_bits: Key(0),
+            nearby: Vec::new(),
             names: Vec::new(),
             special_affixes: Vec::new(),
             unread,
@@ -6104,10 +6197,13 @@ fn float_probes(
         }
         let (_, list, unseen) = affix_list(affixes);
         let (_, special_list, _) = affix_list(special);
+        let (nearby_bits, nearby) = nearby_affixes(&list);
         out.push((
             NumberRule {
                 affixes: list,
                 unseen,
+                nearby_bits,
+                nearby,
                 special_affixes: special_list,
                 ..probe
             },

@@ -116,8 +116,15 @@ impl Joined {
 }
 
 /// A packed key of up to 128 bits, written as lowercase hex in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Key(pub u128);
+
+impl Key {
+    /// Whether no bit is set (for `skip_serializing_if`).
+    pub fn is_zero(&self) -> bool {
+        self.0 == 0
+    }
+}
 
 impl Serialize for Key {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -185,6 +192,18 @@ pub struct NumberRule {
     /// guessed (SM90 F2FP's register operands: guessing the commonest lost 10 points).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unseen: Vec<(bool, String, String)>,
+    /// Bits of `affixes`' keys (packed as the keys are) whose value the learned keys' affixes
+    /// do not follow: every learned key, its sign and its other bits alike, prints the
+    /// affixes most of its fellows do (at least 90%) whatever these bits hold. A key not in
+    /// `affixes` prints the affixes [`NumberRule::nearby`] names for its other bits, before
+    /// `unseen` is asked: SM90 F2F's source register, whose affix key took the guard bits
+    /// 12-15 beside its half and `|...|` bits, prints `UR50.INVALID2` for a guard value no
+    /// learned word had with those bits, as the words of every other guard value do.
+    #[serde(default, skip_serializing_if = "Key::is_zero")]
+    pub nearby_bits: Key,
+    /// With `nearby_bits`: (a key with those bits cleared, negative, prefix, suffix).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nearby: Vec<(Key, bool, String, String)>,
     /// Values printed as a name in the number's place, between the same affixes (the rule's
     /// bits, packed -> the name): `R` + `Z` for register 255, `UR` + `Z` for 63, `P` + `T`
     /// for 7; learned where every answer of the value agrees, so that `-|RZ|` follows from
@@ -355,7 +374,7 @@ impl NumberRule {
         let n = self.value(word);
         let other = Key(pext(word, slot_mask & !self.mask & !self.unread));
         let neg = n < 0;
-        let Some((pre, suf)) = find_affixes(&self.affixes, &self.unseen, other, neg) else {
+        let Some((pre, suf)) = self.affixes_of(other, neg) else {
             return false;
         };
         out.push_str(pre);
@@ -366,6 +385,30 @@ impl NumberRule {
         }
         out.push_str(suf);
         true
+    }
+}
+
+impl NumberRule {
+    /// The affixes of the slot's other bits `other` and the sign: those learned for them,
+    /// else those [`NumberRule::nearby`] names for them without `nearby_bits`, else those
+    /// [`NumberRule::unseen`] names for the sign.
+    fn affixes_of(&self, other: Key, neg: bool) -> Option<(&str, &str)> {
+        if let Some((_, _, pre, suf)) = self
+            .affixes
+            .iter()
+            .find(|(k, s, _, _)| *k == other && *s == neg)
+        {
+            return Some((pre, suf));
+        }
+        let near = Key(other.0 & !self.nearby_bits.0);
+        if let Some((_, _, pre, suf)) = self
+            .nearby
+            .iter()
+            .find(|(k, s, _, _)| *k == near && *s == neg)
+        {
+            return Some((pre, suf));
+        }
+        find_affixes(&[], &self.unseen, other, neg)
     }
 }
 
@@ -415,7 +458,7 @@ impl NumberRule {
             // writes after a name (`+QNAN , P5`).
             let (pre, space, suf) = match find(&self.special_affixes, &[]) {
                 Some((pre, suf)) => (pre, "", suf),
-                None => match find(&self.affixes, &self.unseen) {
+                None => match self.affixes_of(other, neg) {
                     Some((pre, suf)) => (pre, " ", suf),
                     None => return false,
                 },
@@ -425,7 +468,7 @@ impl NumberRule {
             }
             return true;
         }
-        let Some((pre, suf)) = find(&self.affixes, &self.unseen) else {
+        let Some((pre, suf)) = self.affixes_of(other, neg) else {
             return false;
         };
         out.push_str(pre);
@@ -729,8 +772,21 @@ impl NumberRule {
                 )
             })
             .collect();
+        let mut rest = String::new();
+        if self.nearby_bits.0 != 0 {
+            rest += &format!(
+                "; a key never learned: as the learned keys that differ from it only in bits {} \
+                 ({} groups)",
+                bit_ranges(deposit(self.nearby_bits.0, other)),
+                self.nearby.len()
+            );
+        }
+        for (neg, pre, suf) in &self.unseen {
+            let sign = if *neg { "negative" } else { "not negative" };
+            rest += &format!("; any other key, {sign}: {pre:?} n {suf:?}");
+        }
         format!(
-            "otherwise the number in bits {} ({kind}{names}) as {}{alts}",
+            "otherwise the number in bits {} ({kind}{names}) as {}{rest}{alts}",
             bit_ranges(self.mask),
             affixes.join(" | ")
         )
@@ -755,6 +811,8 @@ mod tests {
             half: false,
             affixes,
             unseen,
+            nearby_bits: Key(0),
+            nearby: Vec::new(),
             names: Vec::new(),
             special_affixes: Vec::new(),
             unread: 0,
