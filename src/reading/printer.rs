@@ -1449,7 +1449,7 @@ fn group_spans(
         .map(|(_, diffs, _)| Rewrites::of(diffs.iter().map(|d| (d.0, d.1)).collect()))
         .collect();
     let mut out = Vec::new();
-    for (k, (g, mut diffs, mut alone)) in per.into_iter().enumerate() {
+    for (k, (g, diffs, alone)) in per.into_iter().enumerate() {
         let others = |c: usize| {
             reaches
                 .iter()
@@ -1457,10 +1457,12 @@ fn group_spans(
                 .any(|(o, r)| o != k && r.is_common(c))
         };
         let outlier = reaches[k].outliers(others);
-        let mut kept = outlier.iter().map(|o| !o);
-        diffs.retain(|_| kept.next().unwrap_or(true));
-        let mut kept = outlier.iter().map(|o| !o);
-        alone.retain(|_| kept.next().unwrap_or(true));
+        let (diffs, alone): (Vec<Diff>, Vec<usize>) = diffs
+            .into_iter()
+            .zip(alone)
+            .zip(outlier)
+            .filter_map(|(pair, out)| (!out).then_some(pair))
+            .unzip();
         let span = diffs
             .iter()
             .map(|d| (d.0, d.1))
@@ -5943,17 +5945,15 @@ fn affix_list(affixes: AffixTally) -> (usize, KeyedAffixes, Vec<Affixes>) {
 fn nearby_affixes(list: &[(Key, bool, String, String)]) -> (Key, KeyedAffixes) {
     let all = list.iter().fold(0u128, |m, e| m | e.0.0);
     let keys: HashSet<(u128, bool)> = list.iter().map(|e| (e.0.0, e.1)).collect();
-    let mut bits = 0u128;
+    let (mut bits, mut groups) = (0u128, Vec::new());
     for b in bits_of(all) {
         let paired = keys.iter().any(|&(k, s)| keys.contains(&(k ^ b, s)));
-        if paired && nearby_groups(list, bits | b).is_some() {
+        if let Some(g) = nearby_groups(list, bits | b).filter(|_| paired) {
             bits |= b;
+            groups = g;
         }
     }
-    match nearby_groups(list, bits).filter(|_| bits != 0) {
-        Some(groups) => (Key(bits), groups),
-        None => (Key(0), Vec::new()),
-    }
+    (Key(bits), groups)
 }
 
 /// (key with some bits cleared, negative) -> (prefix, suffix) -> how many learned keys, in key
@@ -5975,14 +5975,20 @@ fn nearby_groups(list: &[(Key, bool, String, String)], cleared: u128) -> Option<
     groups
         .into_iter()
         .map(|((k, s), m)| {
-            let n: usize = m.values().sum();
-            let ((p, x), c) = m
-                .into_iter()
-                .max_by_key(|&(a, c)| (c, std::cmp::Reverse(a)))?;
-            (c * 100 >= n * DOMINANT_AFFIX_PERCENT)
-                .then(|| (Key(k), s, p.to_string(), x.to_string()))
+            let (p, x) = dominant(m)?;
+            Some((Key(k), s, p.to_string(), x.to_string()))
         })
         .collect()
+}
+
+/// The affix pair counted most in `count` (ties to the smallest), where it is at least
+/// [`DOMINANT_AFFIX_PERCENT`] of the count.
+fn dominant<'a>(count: HashMap<(&'a str, &'a str), usize>) -> Option<(&'a str, &'a str)> {
+    let n: usize = count.values().sum();
+    let (a, c) = count
+        .into_iter()
+        .max_by_key(|&(a, c)| (c, std::cmp::Reverse(a)))?;
+    (c * 100 >= n * DOMINANT_AFFIX_PERCENT).then_some(a)
 }
 
 /// (negative, prefix, suffix): the affixes of one sign.
@@ -6009,12 +6015,8 @@ fn dominant_affixes(list: &[(Key, bool, String, String)]) -> Vec<Affixes> {
             *count.entry((p.as_str(), x.as_str())).or_default() += 1;
             n += 1;
         }
-        let top = count
-            .into_iter()
-            .max_by_key(|&(a, c)| (c, std::cmp::Reverse(a)));
-        if let Some(((p, x), c)) = top
-            && n >= MIN_DOMINANT_KEYS
-            && c * 100 >= n * DOMINANT_AFFIX_PERCENT
+        if n >= MIN_DOMINANT_KEYS
+            && let Some((p, x)) = dominant(count)
         {
             out.push((neg, p.to_string(), x.to_string()));
         }

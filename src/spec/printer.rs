@@ -391,42 +391,28 @@ impl NumberRule {
 impl NumberRule {
     /// The affixes of the slot's other bits `other` and the sign: those learned for them,
     /// else those [`NumberRule::nearby`] names for them without `nearby_bits`, else those
-    /// [`NumberRule::unseen`] names for the sign.
+    /// [`NumberRule::unseen`] names for the sign; `None` when none has any.
     fn affixes_of(&self, other: Key, neg: bool) -> Option<(&str, &str)> {
-        if let Some((_, _, pre, suf)) = self
-            .affixes
-            .iter()
-            .find(|(k, s, _, _)| *k == other && *s == neg)
-        {
-            return Some((pre, suf));
-        }
-        let near = Key(other.0 & !self.nearby_bits.0);
-        if let Some((_, _, pre, suf)) = self
-            .nearby
-            .iter()
-            .find(|(k, s, _, _)| *k == near && *s == neg)
-        {
-            return Some((pre, suf));
-        }
-        find_affixes(&[], &self.unseen, other, neg)
+        keyed_affixes(&self.affixes, other, neg)
+            .or_else(|| keyed_affixes(&self.nearby, Key(other.0 & !self.nearby_bits.0), neg))
+            .or_else(|| {
+                self.unseen
+                    .iter()
+                    .find(|(s, _, _)| *s == neg)
+                    .map(|(_, pre, suf)| (pre.as_str(), suf.as_str()))
+            })
     }
 }
 
-/// The affixes learned for the slot's other bits `other` and the sign, else those `unseen`
-/// names for the sign ([`NumberRule::unseen`]); `None` when neither has any.
-fn find_affixes<'a>(
-    list: &'a [(Key, bool, String, String)],
-    unseen: &'a [(bool, String, String)],
-    other: Key,
+/// The (prefix, suffix) `list` holds for `key` and the sign.
+fn keyed_affixes(
+    list: &[(Key, bool, String, String)],
+    key: Key,
     neg: bool,
-) -> Option<(&'a str, &'a str)> {
-    if let Some((_, _, pre, suf)) = list.iter().find(|(k, s, _, _)| *k == other && *s == neg) {
-        return Some((pre, suf));
-    }
-    unseen
-        .iter()
-        .find(|(s, _, _)| *s == neg)
-        .map(|(_, pre, suf)| (pre.as_str(), suf.as_str()))
+) -> Option<(&str, &str)> {
+    list.iter()
+        .find(|(k, s, _, _)| *k == key && *s == neg)
+        .map(|(_, _, pre, suf)| (pre.as_str(), suf.as_str()))
 }
 
 impl NumberRule {
@@ -443,20 +429,16 @@ impl NumberRule {
         }
     }
 
-    fn print_float<'a>(&'a self, word: u128, slot_mask: u128, out: &mut String) -> bool {
+    fn print_float(&self, word: u128, slot_mask: u128, out: &mut String) -> bool {
         let Some(x) = self.float_value(word) else {
             return false;
         };
         let other = Key(pext(word, slot_mask & !self.mask & !self.unread));
         let neg = x.is_sign_negative();
-        let find = |list: &'a [(Key, bool, String, String)],
-                    unseen: &'a [(bool, String, String)]| {
-            find_affixes(list, unseen, other, neg)
-        };
         if let Some(name) = self.special(word) {
             // A name's own affixes when learned; else the number's, with the space nvdisasm
             // writes after a name (`+QNAN , P5`).
-            let (pre, space, suf) = match find(&self.special_affixes, &[]) {
+            let (pre, space, suf) = match keyed_affixes(&self.special_affixes, other, neg) {
                 Some((pre, suf)) => (pre, "", suf),
                 None => match self.affixes_of(other, neg) {
                     Some((pre, suf)) => (pre, " ", suf),
