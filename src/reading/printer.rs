@@ -3603,15 +3603,19 @@ fn fit_number(
     // Values whose text holds a number: no rule explains more of them.
     let parsed = entries.iter().filter(|(_, p)| p.is_some()).count();
     let mut best: Option<(usize, NumberRule)> = None;
+    let mut bits: Vec<(u128, u128)> = Vec::with_capacity(entries.len());
+    let mut diffs: Vec<i128> = Vec::with_capacity(entries.len());
     for num in cands {
         if best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
             break;
         }
         // Per value: the candidate's bits, and the slot's other bits (which pick the affixes).
-        let bits: Vec<(u128, u128)> = entries
-            .iter()
-            .map(|(w, _)| (pext(*w, num), pext(*w, mask & !num)))
-            .collect();
+        bits.clear();
+        bits.extend(
+            entries
+                .iter()
+                .map(|(w, _)| (pext(*w, num), pext(*w, mask & !num))),
+        );
         for signed in [false, true] {
             for scale in [1u32, 2, 4, 8, 16] {
                 let plain = (num, signed, scale, 0);
@@ -3623,7 +3627,13 @@ fn fit_number(
                 if missed < MIN_COMMON_OFFSET || best.as_ref().is_some_and(|(h, _)| missed <= *h) {
                     continue;
                 }
-                let offset = common_offset(num, signed, scale, &entries, &bits);
+                // An offset shared by no more values than the best rule's hits cannot win.
+                let at_least = best
+                    .as_ref()
+                    .map_or(0, |(h, _)| h + 1)
+                    .max(MIN_COMMON_OFFSET);
+                let cand = (num, signed, scale, at_least);
+                let offset = common_offset(cand, &entries, &bits, &mut diffs);
                 if offset != 0 {
                     let shifted = (num, signed, scale, offset);
                     let shifted_matched = matched(shifted, &entries, &bits);
@@ -3639,6 +3649,7 @@ fn fit_number(
     }
     let (hits, mut rule) = best?;
     if !rule.float {
+        (rule.nearby_bits, rule.nearby) = nearby_affixes(&rule.affixes);
         rule.names = value_names(&rule, mask, table, base & gaps);
     }
     (hits >= 4 && hits * 10 >= table.len() * 6).then_some(rule)
@@ -3735,32 +3746,70 @@ fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
 }
 
 /// The most common difference between the printed number and the scaled value over the
-/// texts of the slot's value table (0 when it is not shared by at least
-/// [`MIN_COMMON_OFFSET`] values): a branch target printed as the next word's address plus
-/// the offset (`BRA 0x10` for offset 0 at address 0). `entries` are the table's values as
-/// [`fit_number`] prepares them, `bits` each one's bits of `num` and of the rest of the slot.
+/// texts of the slot's value table, when at least `at_least` values share it (and at least
+/// [`MIN_COMMON_OFFSET`]; else 0): a branch target printed as the next word's address plus
+/// the offset (`BRA 0x10` for offset 0 at address 0). `(num, signed, scale, at_least)`: the
+/// candidate rule and the count an offset needs; `entries` are the table's values as
+/// [`fit_number`] prepares them, `bits` each one's bits of `num` and of the rest of the slot;
+/// `diffs` is a buffer the caller keeps between candidates. Ties go to the smallest magnitude,
+/// then to the positive difference.
 fn common_offset(
-    num: u128,
-    signed: bool,
-    scale: u32,
+    (num, signed, scale, at_least): (u128, bool, u32, usize),
     entries: &[(u128, Option<ParsedNumber>)],
     bits: &[(u128, u128)],
+    diffs: &mut Vec<i128>,
 ) -> i64 {
     let probe = probe_rule(num, signed, scale, 0);
-    let mut count: HashMap<i128, usize> = HashMap::default();
+    diffs.clear();
     for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
         let Some((_, neg, n, _, _)) = parsed else {
             continue;
         };
         let printed = if *neg { -(*n as i128) } else { *n as i128 };
-        *count.entry(printed - probe.value_of_bits(*v)).or_default() += 1;
+        let d = printed - probe.value_of_bits(*v);
+        if d != 0 {
+            diffs.push(d);
+        }
     }
-    count
-        .into_iter()
-        .filter(|&(d, c)| c >= MIN_COMMON_OFFSET && d != 0)
-        .max_by_key(|&(d, c)| (c, std::cmp::Reverse(d.abs())))
+    let at_least = at_least.max(MIN_COMMON_OFFSET);
+    let found = if 2 * at_least > diffs.len() {
+        majority(diffs)
+    } else {
+        commonest(diffs)
+    };
+    found
+        .filter(|&(_, c)| c >= at_least)
         .and_then(|(d, _)| i64::try_from(d).ok())
         .unwrap_or(0)
+}
+
+/// The value more than half of `xs` hold, with its count (Boyer-Moore majority vote, checked
+/// by a count); `None` when no value does. Any value held at least `n` times with `2n >
+/// xs.len()` is this one.
+fn majority(xs: &[i128]) -> Option<(i128, usize)> {
+    let mut cand = (0i128, 0usize);
+    for &x in xs {
+        if cand.1 == 0 {
+            cand = (x, 1);
+        } else if cand.0 == x {
+            cand.1 += 1;
+        } else {
+            cand.1 -= 1;
+        }
+    }
+    let c = xs.iter().filter(|&&x| x == cand.0).count();
+    (2 * c > xs.len()).then_some((cand.0, c))
+}
+
+/// The value `xs` holds most often, with its count (`xs` sorted in place; a hash map grown
+/// per candidate rule was a tenth of a resolve); ties to the smallest magnitude, then to
+/// the positive value.
+fn commonest(xs: &mut [i128]) -> Option<(i128, usize)> {
+    xs.sort_unstable();
+    let key = |d: i128, c: usize| (c, std::cmp::Reverse(d.unsigned_abs()), d > 0);
+    xs.chunk_by(|a, b| a == b)
+        .map(|run| (run[0], run.len()))
+        .max_by_key(|&(d, c)| key(d, c))
 }
 
 /// Fewest values that must share an offset for [`common_offset`] to give it.
@@ -3838,15 +3887,14 @@ fn try_rule<'a>(
     if hits == 0 {
         return None;
     }
-    let (nearby_bits, nearby) = nearby_affixes(&list);
+    // The affixes of keys never learned ([`nearby_affixes`]) do not change the hits: they
+    // are worked out once, for the rule [`fit_number`] keeps.
     Some((
         hits,
         NumberRule {
             hex: hex_votes.0 >= hex_votes.1,
             affixes: list,
             unseen,
-            nearby_bits,
-            nearby,
             ..probe
         },
     ))
@@ -5948,7 +5996,7 @@ fn nearby_affixes(list: &[(Key, bool, String, String)]) -> (Key, KeyedAffixes) {
     let (mut bits, mut groups) = (0u128, Vec::new());
     for b in bits_of(all) {
         let paired = keys.iter().any(|&(k, s)| keys.contains(&(k ^ b, s)));
-        if let Some(g) = nearby_groups(list, bits | b).filter(|_| paired) {
+        if let Some(g) = paired.then(|| nearby_groups(list, bits | b)).flatten() {
             bits |= b;
             groups = g;
         }

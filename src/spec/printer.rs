@@ -243,18 +243,26 @@ pub struct NumberRule {
     pub alts: Vec<(Key, NumberRule)>,
 }
 
-/// Packs the bits of `word` selected by `mask`, lowest first.
+/// Packs the bits of `word` selected by `mask`, lowest first. Works a run of adjacent mask
+/// bits at a time (a field's bit range is one run or a few).
 pub fn pext(word: u128, mask: u128) -> u128 {
     let mut out = 0u128;
     let mut m = mask;
     let mut i = 0;
     while m != 0 {
-        let b = m.trailing_zeros();
-        out |= (word >> b & 1) << i;
-        i += 1;
-        m &= m - 1;
+        let lo = m.trailing_zeros();
+        let run = (m >> lo).trailing_ones();
+        let ones = low_ones(run);
+        out |= (word >> lo & ones) << i;
+        i += run;
+        m &= !(ones << lo);
     }
     out
+}
+
+/// The lowest `n` bits set (`n` from 1 to 128).
+fn low_ones(n: u32) -> u128 {
+    u128::MAX >> (128 - n)
 }
 
 impl Printer {
@@ -575,16 +583,19 @@ fn format_number(n: i128, hex: bool) -> String {
     }
 }
 
-/// The word whose bits under `mask` are `key` (the inverse of [`pext`]), other bits 0.
+/// The word whose bits under `mask` are `key` (the inverse of [`pext`]), other bits 0. Works
+/// a run of adjacent mask bits at a time.
 pub fn deposit(key: u128, mask: u128) -> u128 {
     let mut out = 0u128;
     let mut m = mask;
     let mut i = 0;
     while m != 0 {
-        let b = m.trailing_zeros();
-        out |= (key >> i & 1) << b;
-        i += 1;
-        m &= m - 1;
+        let lo = m.trailing_zeros();
+        let run = (m >> lo).trailing_ones();
+        let ones = low_ones(run);
+        out |= (key >> i & ones) << lo;
+        i += run;
+        m &= !(ones << lo);
     }
     out
 }
@@ -778,6 +789,36 @@ impl NumberRule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pext_and_deposit_by_runs_match_bit_by_bit() {
+        // Bit by bit, as the run-wise versions must read.
+        let slow = |w: u128, m: u128| -> u128 {
+            (0..128)
+                .filter(|b| m >> b & 1 == 1)
+                .enumerate()
+                .fold(0, |o, (i, b)| o | (w >> b & 1) << i)
+        };
+        let mut rng = crate::codec::SplitMix64(11);
+        let r = |rng: &mut crate::codec::SplitMix64| {
+            (rng.next_u64() as u128) << 64 | rng.next_u64() as u128
+        };
+        for i in 0..500 {
+            let (w, m) = (r(&mut rng), r(&mut rng) & r(&mut rng));
+            let m = match i {
+                0 => u128::MAX,
+                1 => 0,
+                2 => 1 << 127 | 1,
+                _ => m,
+            };
+            let packed = pext(w, m);
+            assert_eq!(packed, slow(w, m), "pext {w:#x} {m:#x}");
+            assert_eq!(deposit(packed, m), w & m, "deposit {m:#x}");
+        }
+        // SM80 LD's offset field: bits 40-63, value 0xabcdef.
+        assert_eq!(pext(0xabcdef << 40 | 0xff, 0xff_ffff << 40), 0xabcdef);
+        assert_eq!(deposit(0x1ff, 0xf << 8 | 0x1f << 100), 0xf00 | 0x1f << 100);
+    }
 
     /// A 14-bit signed offset (bits 40-53, x4) whose slot also holds two context bits
     /// (105-106) picking its suffix, as SM80 F2F's constant offset does.
