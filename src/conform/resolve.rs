@@ -91,7 +91,7 @@ pub fn disagreement(v: &Variant, r: &BitReading) -> Option<&'static str> {
             FieldKind::Flag(_) => Some("flag-differs"),
             _ => Some("field-boundary"),
         },
-        (T::Field { .. }, E::Other(_)) => Some("field-effect-unexplained"),
+        (T::Field { .. }, E::Other(_) | E::Added { .. }) => Some("field-effect-unexplained"),
     }
 }
 
@@ -138,6 +138,9 @@ pub fn reading_text(v: &Variant, e: &Effect) -> String {
             Some(n) => format!("operand {n}, bit {bit}"),
             None => format!("printed operand atom {atom}, bit {bit}"),
         },
+        Effect::Added { atom, part, bit } => format!(
+            "a part no operand of the signature holds (printed operand atom {atom}, part {part}), bit {bit}: left out at 0"
+        ),
         Effect::Modifier {
             removed,
             added,

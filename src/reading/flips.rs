@@ -57,6 +57,18 @@ pub enum Effect {
         /// Bit position inside the operand's value.
         bit: u8,
     },
+    /// One operand atom gained a part: a number or register whose value is 2^`bit` (sign
+    /// aside) appeared at place `part` of atom `atom`, split at `[`, `]` and `+` (nvdisasm
+    /// leaves a part out at 0: SM80 ALD's synthesised table fixes bits 40-50, and flipping
+    /// bit 40 prints `a[R0+0x1]` for `a[R0]`, bit 50 `a[R0+-0x400]`).
+    Added {
+        /// Atom index in the text (brackets flattened, as [`Effect::Operand`]).
+        atom: usize,
+        /// Place of the new part inside that atom.
+        part: usize,
+        /// Bit position inside the new part's value.
+        bit: u8,
+    },
     /// Modifiers changed: `removed` / `added` token runs; `group`/`bit` when a modifier table
     /// of the variant explains it (value 0 -> value 2^bit); a lone added token no table names
     /// is a flag.
@@ -288,8 +300,42 @@ fn one_bit(x: u64) -> Option<u8> {
 }
 
 fn operand_effect(a: &Line, b: &Line) -> Option<Effect> {
-    let (atom, _, bit) = moved_atom(a, b, |x| x)?;
-    Some(Effect::Operand { atom, bit })
+    if let Some((atom, _, bit)) = moved_atom(a, b, |x| x) {
+        return Some(Effect::Operand { atom, bit });
+    }
+    let (atom, part, bit) = added_part(a, b)?;
+    Some(Effect::Added { atom, part, bit })
+}
+
+/// Where two lines' operands differ in one atom alone, and `b`'s has one part more than
+/// `a`'s (parts split at `[`, `]` and `+`), the others equal and in order, and the new part
+/// is a number or register of value 2^j (a leading `-` aside: a sign bit prints the
+/// negative): (atom index, place of the new part, j).
+fn added_part(a: &Line, b: &Line) -> Option<(usize, usize, u8)> {
+    let (xa, xb) = (a.atoms(), b.atoms());
+    if xa.len() != xb.len() {
+        return None;
+    }
+    let diff: Vec<usize> = (0..xa.len()).filter(|&i| xa[i] != xb[i]).collect();
+    let [i] = diff.as_slice() else { return None };
+    let parts = |x: &'_ str| -> Vec<String> {
+        x.split(['[', ']', '+'])
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (pa, pb) = (parts(xa[*i]), parts(xb[*i]));
+    if pb.len() != pa.len() + 1 {
+        return None;
+    }
+    let k = (0..pa.len()).find(|&k| pa[k] != pb[k]).unwrap_or(pa.len());
+    if pa[k..] != pb[k + 1..] {
+        return None;
+    }
+    let new = pb[k].strip_prefix('-').unwrap_or(&pb[k]);
+    let bit = one_bit(atom_value(new)?)?;
+    Some((*i, k, bit))
 }
 
 /// Where two lines' operands (as many atoms each) differ in one atom alone, of one register
@@ -351,4 +397,38 @@ fn explain_modifier(v: &Variant, removed: &str, added: &str) -> Option<(u8, u8)>
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_that_appears_in_an_operand_is_read_as_its_value_bit() {
+        let l = |t| Line::parse(t).unwrap();
+        // nvdisasm 13.5.37, SM80 ALD.P: the offset is left out at 0.
+        let a = l("@P0 ALD.P R0, a[R0], ???0 ;");
+        let added = |t| operand_effect(&a, &l(t));
+        assert_eq!(
+            added("@P0 ALD.P R0, a[R0+0x8], ???0 ;"),
+            Some(Effect::Added {
+                atom: 1,
+                part: 2,
+                bit: 3
+            })
+        );
+        // The sign bit prints the negative.
+        assert_eq!(
+            added("@P0 ALD.P R0, a[R0+-0x400], ???0 ;"),
+            Some(Effect::Added {
+                atom: 1,
+                part: 2,
+                bit: 10
+            })
+        );
+        // Not a single bit; two atoms changed; a part that replaced another.
+        assert_eq!(added("@P0 ALD.P R0, a[R0+0x3], ???0 ;"), None);
+        assert_eq!(added("@P0 ALD.P R1, a[R0+0x8], ???0 ;"), None);
+        assert_eq!(added("@P0 ALD.P R0, a[R1+0x8], ???0 ;"), None);
+    }
 }

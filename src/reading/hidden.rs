@@ -182,7 +182,7 @@ fn hidden_fields(v: &Variant, per_bit: &BTreeMap<u8, HashMap<PairEffect, usize>>
 }
 
 /// The first operand number neither the signature nor a field of `v` uses.
-fn next_operand(v: &Variant) -> usize {
+pub(crate) fn next_operand(v: &Variant) -> usize {
     v.fields
         .iter()
         .filter_map(|f| match f.kind {

@@ -70,6 +70,9 @@ fn resolve_variant(v: &Variant, vr: &VariantReading) -> Variant {
     let mut roles = table_roles(v);
     let identity =
         Line::parse(&vr.base.nvdisasm).is_some_and(|l| l.atoms().len() == v.signature.atoms.len());
+    // Bits whose flip adds a part to an operand (nvdisasm leaves it out at 0), per (atom,
+    // place of the part): (value bit, word bit).
+    let mut added: BTreeMap<(usize, usize), Vec<(u8, usize)>> = BTreeMap::new();
     for r in &vr.bits {
         let b = r.bit as usize;
         let base_bit = v.fixed_value >> b & 1 == 1;
@@ -91,6 +94,11 @@ fn resolve_variant(v: &Variant, vr: &VariantReading) -> Variant {
             Effect::Guard { bit } => (FieldKind::Guard, *bit),
             Effect::Operand { atom, bit } if identity => (FieldKind::Operand(*atom as u8), *bit),
             Effect::Operand { .. } => continue,
+            Effect::Added { atom, part, bit } if identity => {
+                added.entry((*atom, *part)).or_default().push((*bit, b));
+                continue;
+            }
+            Effect::Added { .. } => continue,
             Effect::Modifier {
                 group: Some(g),
                 bit: Some(j),
@@ -105,10 +113,39 @@ fn resolve_variant(v: &Variant, vr: &VariantReading) -> Variant {
         };
         roles[b] = Role::Field(label_for(v, &kind.0), kind.0, kind.1);
     }
+    added_operands(v, added, &mut roles);
     let mut out = v.clone();
     build_fields(&mut out, &roles);
     out.distilled = vr.base.nvdisasm.clone();
     out
+}
+
+/// One new operand field per part that flips add to an operand atom ([`Effect::Added`]),
+/// numbered after every operand `v` has: taken where its flips give each value bit from 0 up
+/// once (SM80 ALD's synthesised `ALD.P` variant: bits 40-50, the offset in `a[R0+0x1]`,
+/// which the table fixes at 0).
+fn added_operands(
+    v: &Variant,
+    added: BTreeMap<(usize, usize), Vec<(u8, usize)>>,
+    roles: &mut [Role],
+) {
+    let mut next = super::hidden::next_operand(v);
+    for (_, mut bits) in added {
+        bits.sort_unstable();
+        if bits
+            .iter()
+            .enumerate()
+            .any(|(j, &(bit, _))| bit as usize != j)
+        {
+            continue;
+        }
+        let Ok(n) = u8::try_from(next) else { break };
+        next += 1;
+        let kind = FieldKind::Operand(n);
+        for (j, b) in bits {
+            roles[b] = Role::Field(label_for(v, &kind), kind.clone(), j);
+        }
+    }
 }
 
 /// A field's kind and its (value bit, word bit) pairs.
@@ -775,5 +812,79 @@ impl ResolvedSet {
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, data).map_err(io)?;
         std::fs::rename(&tmp, path).map_err(io)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::Arch;
+    use crate::oracle::Answer;
+
+    /// nvdisasm 13.5.37's text for a word of SM80 ALD_R_A_R_N (synthesised table, which fixes
+    /// bits 40-50 at 0): the 11-bit signed offset in bits 40-50 is printed after the address
+    /// register, left out at 0 (`a[R0]`, `a[R0+0x1]`, `a[R0+-0x400]`).
+    fn ald_text(w: u128) -> String {
+        let off = (w >> 40 & 0x7ff) as i64;
+        let off = if off >> 10 == 1 { off - (1 << 11) } else { off };
+        let off = match off {
+            0 => String::new(),
+            o if o < 0 => format!("+-{:#x}", -o),
+            o => format!("+{o:#x}"),
+        };
+        format!("@P0 ALD.P R0, a[R0{off}], ???0 ;")
+    }
+
+    #[test]
+    fn bits_whose_flip_adds_a_part_to_an_operand_become_an_operand_field() {
+        let text = include_str!("../../synth/SM80/ALD.txt");
+        let t = crate::spec::parse_table("synth/SM80/ALD.txt", text).unwrap();
+        let id = t
+            .variants
+            .iter()
+            .position(|v| v.key == "ALD_R_A_R_N")
+            .unwrap();
+        let v = &t.variants[id];
+        assert_eq!(
+            v.fixed_mask >> 40 & 0x7ff,
+            0x7ff,
+            "the table fixes bits 40-50"
+        );
+        let fixed = v.fixed_value;
+        let entries: Vec<Entry> = std::iter::once(fixed)
+            .chain((40..=50).map(|b| fixed ^ 1 << b))
+            .map(|w| Entry {
+                arch: Arch(80),
+                word: w,
+                answer: Answer::Text(ald_text(w)),
+            })
+            .collect();
+        let codec = Codec::new(vec![t]).unwrap();
+        let answers = super::super::flips::Answers::new(&entries);
+        let readings = super::super::flips::read_bits(&codec, &answers);
+        let out = resolve_layouts(&codec, &readings);
+        let v = &out[0].variants[id];
+        let f = v.fields.iter().find(|f| f.mask() >> 40 & 1 == 1).unwrap();
+        // Three signature operands (R, a[R], N): the offset is operand 3, bits 40-50 in order.
+        assert_eq!(f.kind, FieldKind::Operand(3));
+        assert_eq!(f.label, "operand 3");
+        assert_eq!(f.mask(), 0x7ff << 40);
+        assert_eq!(v.fixed_mask >> 40 & 0x7ff, 0);
+        // A flip that prints a value of more than one bit (`+0x3`) adds no field.
+        let odd: Vec<Entry> = entries
+            .iter()
+            .map(|e| match e.word >> 41 & 1 {
+                1 => Entry {
+                    answer: Answer::Text("@P0 ALD.P R0, a[R0+0x3], ???0 ;".into()),
+                    ..e.clone()
+                },
+                _ => e.clone(),
+            })
+            .collect();
+        let answers = super::super::flips::Answers::new(&odd);
+        let out = resolve_layouts(&codec, &super::super::flips::read_bits(&codec, &answers));
+        let v = &out[0].variants[id];
+        assert!(v.fields.iter().all(|f| f.mask() >> 40 & 0x7ff == 0));
+        assert_eq!(v.fixed_mask >> 41 & 1, 1, "bit 41 stays fixed");
     }
 }
