@@ -3380,18 +3380,25 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
         if now == n {
             break;
         }
-        let best = groups
+        let free: Vec<u128> = groups
             .iter()
-            .filter(|&&g| g & (mask | context) == 0 && g.count_ones() <= 2 * MAX_AFFIX_GROUP_BITS)
+            .copied()
+            .filter(|&g| g & (mask | context) == 0 && g.count_ones() <= 2 * MAX_AFFIX_GROUP_BITS)
+            .collect();
+        let gains = |c: usize| c > now && (c - now) * 100 >= n;
+        let best = free
+            .iter()
             .map(|&g| (classes.score(g, &mut scratch), g))
             .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
-        match best {
-            Some((c, g)) if c > now && (c - now) * 100 >= n => {
-                key |= g;
-                context |= g;
-            }
-            _ => break,
-        }
+        let g = match best {
+            Some((c, g)) if gains(c) => g,
+            _ => match paired_context(key, &shaped, &free, &classes, &mut scratch) {
+                Some((c, g)) if gains(c) => g,
+                _ => break,
+            },
+        };
+        key |= g;
+        context |= g;
     }
     // Context is kept only where it makes the affixes a rule (all but 1% of the answers):
     // a group that helps a little by chance (a register's names against its numbers) is not;
@@ -3405,6 +3412,60 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     } else {
         0
     }
+}
+
+/// Groups [`paired_context`] pairs: the most telling by [`shape_entropy`].
+const PAIR_CANDIDATES: usize = 4;
+
+/// Two groups that tell a slot's affixes together where neither does alone (each alone
+/// leaves the commonest shape the best guess): the pair of the [`PAIR_CANDIDATES`] groups
+/// of `free` that leave the least [`shape_entropy`] with `key` whose union scores best
+/// (leave-one-out), with its score. SM80 I2IP (synthesised table): `.reuse` after the first
+/// source register prints where bit 122 (a reuse bit) and bit 109 are both set; 122 set
+/// alone or 109 set alone prints none more often than not.
+fn paired_context(
+    key: u128,
+    shaped: &[(u128, u32)],
+    free: &[u128],
+    classes: &LooClasses,
+    scratch: &mut LooScratch,
+) -> Option<(usize, u128)> {
+    let mut ranked: Vec<(f64, u128)> = free
+        .iter()
+        .map(|&g| (shape_entropy(key | g, shaped), g))
+        .collect();
+    ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    ranked.truncate(PAIR_CANDIDATES);
+    let mut best: Option<(usize, u128)> = None;
+    for (i, &(_, a)) in ranked.iter().enumerate() {
+        for &(_, b) in &ranked[i + 1..] {
+            let c = classes.score(a | b, scratch);
+            if best
+                .is_none_or(|(bc, bg)| (c, std::cmp::Reverse(a | b)) > (bc, std::cmp::Reverse(bg)))
+            {
+                best = Some((c, a | b));
+            }
+        }
+    }
+    best
+}
+
+/// The shapes' entropy given the word's `key` bits (in nats, summed over the answers): how
+/// much of the shapes the key leaves unsaid.
+fn shape_entropy(key: u128, shaped: &[(u128, u32)]) -> f64 {
+    let mut cells: HashMap<(u128, u32), usize> = HashMap::default();
+    let mut keys: HashMap<u128, usize> = HashMap::default();
+    for &(w, t) in shaped {
+        *cells.entry((w & key, t)).or_default() += 1;
+        *keys.entry(w & key).or_default() += 1;
+    }
+    cells
+        .iter()
+        .map(|(&(k, _), &c)| {
+            let c = c as f64;
+            -c * (c / keys[&k] as f64).ln()
+        })
+        .sum()
 }
 
 /// (word, text) pairs with each text replaced by a number (equal texts, equal numbers), for
@@ -3930,6 +3991,39 @@ mod tests {
             .collect();
         let t: Vec<(u128, &str)> = h1.iter().map(|(w, t)| (*w, t.as_str())).collect();
         assert_eq!(shape_context(0xff << 8, &t, &[0xff << 8, modi, flag]), flag);
+    }
+
+    #[test]
+    fn two_groups_that_tell_a_suffix_only_together_are_its_context() {
+        // SM80 I2IP-like: a source register in bits 24-31 prints `.reuse` where bit 122 and
+        // bit 109 are both set (a quarter of the answers); bit 100 tells nothing. Either bit
+        // alone leaves "no suffix" the best guess, so only the pair is found.
+        let (reg, a, b, other) = (0xffu128 << 24, 1u128 << 122, 1u128 << 109, 1u128 << 100);
+        let mut rng = crate::codec::SplitMix64(5);
+        let texts: Vec<(u128, String)> = (0..400)
+            .map(|_| {
+                let r = rng.next_u64() as u128;
+                let bit = |i: u32, m: u128| if r >> i & 1 == 1 { m } else { 0 };
+                let w = (r & 0xff) << 24 | bit(8, a) | bit(9, b) | bit(10, other);
+                let reuse = w & a != 0 && w & b != 0;
+                (
+                    w,
+                    format!("R{}{}", r & 0xff, if reuse { ".reuse" } else { "" }),
+                )
+            })
+            .collect();
+        let t: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        assert_eq!(shape_context(reg, &t, &[reg, a, b, other]), a | b);
+        // With the suffix on bit 122 alone, the single group is found as before.
+        let one: Vec<(u128, String)> = texts
+            .iter()
+            .map(|&(w, _)| {
+                let r = w >> 24 & 0xff;
+                (w, format!("R{r}{}", if w & a != 0 { ".reuse" } else { "" }))
+            })
+            .collect();
+        let t: Vec<(u128, &str)> = one.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        assert_eq!(shape_context(reg, &t, &[reg, a, b, other]), a);
     }
 
     #[test]
