@@ -2,6 +2,7 @@
 //! resolved layouts: per table its constraint tables, per variant its recognizer. Entry points:
 //! [`Model::legality`] (is it legal, and why not).
 
+use super::derived::Derived;
 use super::legality::{
     Class, ConstraintTable, Legality, Recognizer, learn_constraints, learn_recognizer,
 };
@@ -54,23 +55,9 @@ impl TableModel {
     /// Each variant's first place in the preference, [`UNRANKED`] where it has none; worked
     /// out once.
     fn preference_ranks(&self) -> &[u16] {
-        self.ranks.0.get_or_init(|| ranks_of(&self.preference))
+        self.ranks.get_or_init(|| ranks_of(&self.preference))
     }
 }
-
-/// A value worked out from the fields beside it on first use ([`std::sync::OnceLock`]): not
-/// part of what the struct holds, so equal whatever it holds and skipped by serde; the owner
-/// drops it whenever the fields it comes from change.
-#[derive(Debug, Clone, Default)]
-struct Derived<T>(std::sync::OnceLock<T>);
-
-impl<T> PartialEq for Derived<T> {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl<T> Eq for Derived<T> {}
 
 /// The learned reading of all tables, parallel to [`Codec::tables`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -227,8 +214,8 @@ impl Model {
         }
         for c in &t.constraints {
             let value = c.index(word);
-            let refused = c.undefined.binary_search(&value).is_ok()
-                || recognizer.is_some_and(|r| r.closes(word, &c.table));
+            let refused =
+                c.is_undefined(value) || recognizer.is_some_and(|r| r.closes(word, &c.table));
             if refused && !recognizer.is_some_and(|r| r.accepts(word, &c.table, value)) {
                 return Legality::Undefined {
                     table: c.table.clone(),
