@@ -207,6 +207,19 @@ impl Index {
     /// many match in all.
     #[inline]
     pub(super) fn matches(&self, word: u128, out: &mut [VariantId]) -> usize {
+        self.matches_with(word, |n, id| {
+            if let Some(slot) = out.get_mut(n) {
+                *slot = id;
+            }
+        })
+    }
+
+    /// Gives each matching variant (table order) to `put` with its place among them (0 the
+    /// first); returns how many match in all. The caller puts them where it keeps them,
+    /// with no list in between to copy (a copy that reads a freshly written list with wider
+    /// loads than its stores waits for the stores).
+    #[inline]
+    pub(super) fn matches_with(&self, word: u128, put: impl FnMut(usize, VariantId)) -> usize {
         let win = windows(word);
         let mut node = self.nodes[self.root as usize];
         loop {
@@ -220,7 +233,7 @@ impl Index {
                     node = self.child_nodes[first as usize + n];
                 }
                 Node::Leaf { start, end } => {
-                    return scan(&self.entries[start as usize..end as usize], word, out);
+                    return scan(&self.entries[start as usize..end as usize], word, put);
                 }
             }
         }
@@ -249,13 +262,11 @@ impl Index {
 
 /// Checks a leaf's variants in order; see [`Index::matches`].
 #[inline]
-fn scan(cands: &[Candidate], word: u128, out: &mut [VariantId]) -> usize {
+fn scan(cands: &[Candidate], word: u128, mut put: impl FnMut(usize, VariantId)) -> usize {
     let mut n = 0;
     for c in cands {
         if c.matches(word) {
-            if let Some(slot) = out.get_mut(n) {
-                *slot = c.id;
-            }
+            put(n, c.id);
             n += 1;
         }
     }

@@ -309,19 +309,6 @@ impl Codec {
     /// they were zero in `out` past its previous `n_fields`.
     #[inline]
     pub fn decode_into(&self, arch: Arch, word: Word, out: &mut Decoded) -> bool {
-        if !self.match_into(arch, word, out) {
-            return false;
-        }
-        self.read_fields(out);
-        true
-    }
-
-    /// The first half of [`Codec::decode_into`]: the matching variants, word and undescribed
-    /// bits put in `out`, its field values and `n_fields` left as they were (read them with
-    /// [`Codec::read_fields`] once the variant is final, e.g. after [`Codec::retarget`]).
-    /// False, leaving `out` unspecified, when no variant matches.
-    #[inline]
-    pub fn match_into(&self, arch: Arch, word: Word, out: &mut Decoded) -> bool {
         let Some(idx) = self.arch_index(arch) else {
             return false;
         };
@@ -332,7 +319,8 @@ impl Codec {
         }
         let kept = n.min(MAX_OTHERS + 1);
         let id = found[0];
-        if self.layouts.n_fields(id) > MAX_FIELDS {
+        let n_fields = self.layouts.n_fields(id);
+        if n_fields > MAX_FIELDS {
             return false;
         }
         // Unused slots hold the variant itself, as in `decode`.
@@ -340,6 +328,46 @@ impl Codec {
             *slot = id;
         }
         out.others.copy_from_slice(&found[1..]);
+        let used = out.n_fields.clamp(n_fields, MAX_FIELDS);
+        out.values[..used].fill(0);
+        out.word = word;
+        out.id = id;
+        out.n_fields = n_fields;
+        out.undescribed_set = word.0 & self.layouts.undescribed(id);
+        out.n_others = kept - 1;
+        out.n_matches = n;
+        self.layouts.read(id, word.0, &mut out.values);
+        true
+    }
+
+    /// [`Codec::decode_into`] without the field reads: the matching variants, word and
+    /// undescribed bits put in `out`, its field values and `n_fields` left as they were (read them with
+    /// [`Codec::read_fields`] once the variant is final, e.g. after [`Codec::retarget`]).
+    /// False, leaving `out` unspecified, when no variant matches.
+    #[inline(always)]
+    pub fn match_into(&self, arch: Arch, word: Word, out: &mut Decoded) -> bool {
+        let Some(idx) = self.arch_index(arch) else {
+            return false;
+        };
+        // The first match and the others written where they are kept.
+        let mut id = VariantId::default();
+        let others = &mut out.others;
+        let n = idx.matches_with(word.0, |k, v| match k.checked_sub(1) {
+            None => id = v,
+            Some(k) => {
+                if let Some(slot) = others.get_mut(k) {
+                    *slot = v;
+                }
+            }
+        });
+        if n == 0 || self.layouts.n_fields(id) > MAX_FIELDS {
+            return false;
+        }
+        let kept = n.min(MAX_OTHERS + 1);
+        // Unused slots hold the variant itself, as in `decode`.
+        for slot in &mut out.others[kept - 1..] {
+            *slot = id;
+        }
         out.word = word;
         out.id = id;
         out.undescribed_set = word.0 & self.layouts.undescribed(id);
@@ -349,9 +377,9 @@ impl Codec {
     }
 
     /// Reads the field values of `out.word` as `out.id` into `out` (sets `n_fields`), zeroing
-    /// the values past them that `out` held before: the second half of
-    /// [`Codec::decode_into`].
-    #[inline]
+    /// the values past them that `out` held before ([`Codec::match_into`] and this are
+    /// [`Codec::decode_into`]).
+    #[inline(always)]
     pub fn read_fields(&self, out: &mut Decoded) {
         let n_fields = self.layouts.n_fields(out.id);
         let used = out.n_fields.clamp(n_fields, MAX_FIELDS);
