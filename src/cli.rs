@@ -970,19 +970,10 @@ fn decode_line(
     out: &mut TextBuf,
     scratch: &mut Decoded,
 ) {
-    use sass_conform::conform::{choose, legality, verdict_name};
+    use sass_conform::conform::{legality, verdict_name};
     use sass_conform::reading::legality::Legality;
-    // Decoded into the caller's scratch: no new 464-byte struct per word.
-    if codec.decode_into(arch, w, scratch) {
-        // `choose` returns a word that matches one variant as it is: for such a word, no
-        // copy of the 464-byte struct in and out.
-        let chosen;
-        let d: &Decoded = if scratch.n_others == 0 {
-            scratch
-        } else {
-            chosen = choose(codec, model, *scratch);
-            &chosen
-        };
+    if decode_chosen(codec, model, arch, w, scratch) {
+        let d: &Decoded = scratch;
         if legality(codec, model, d) == Legality::Legal {
             push_word(w, out);
             out.push('\t');
@@ -1004,6 +995,28 @@ fn decode_line(
     out.push('\t');
     out.push_str(p.verdict.name());
     out.push('\n');
+}
+
+/// Decodes `w` into the caller's `scratch` as the learned reading chooses among the variants
+/// that match (`conform::choose` of `codec.decode`), with no new 464-byte struct built,
+/// copied or decoded twice per word: the variant is settled first, then its fields are read.
+/// False when no variant matches.
+#[inline]
+fn decode_chosen(
+    codec: &Codec,
+    model: Option<&Model>,
+    arch: Arch,
+    w: Word,
+    scratch: &mut Decoded,
+) -> bool {
+    if !codec.match_into(arch, w, scratch) {
+        return false;
+    }
+    if let Some(m) = model {
+        m.choose_in_place(codec, scratch);
+    }
+    codec.read_fields(scratch);
+    true
 }
 
 /// Appends a word as 32 lowercase hex digits (as [`Word`]'s `Display`).
@@ -2304,7 +2317,7 @@ fn bench_words(a: &BenchWordsArgs) -> Result<ExitCode> {
 
 /// `bench decode`: in-process decode and decode + render rates on one core.
 fn bench_decode(a: &BenchDecodeArgs) -> Result<ExitCode> {
-    use sass_conform::conform::{choose, legality};
+    use sass_conform::conform::legality;
     let text = if a.words == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
@@ -2344,14 +2357,12 @@ fn bench_decode(a: &BenchDecodeArgs) -> Result<ExitCode> {
     let (render, n2) = best(&mut || {
         let mut n = 0;
         for &w in &words {
-            if let Some(d) = codec
-                .decode(a.arch, w)
-                .map(|d| choose(&codec, model.as_ref(), d))
-                && legality(&codec, model.as_ref(), &d)
+            if decode_chosen(&codec, model.as_ref(), a.arch, w, &mut into)
+                && legality(&codec, model.as_ref(), &into)
                     == sass_conform::reading::legality::Legality::Legal
             {
                 s.clear();
-                r.render_buf(&codec, &d, &mut s);
+                r.render_buf(&codec, &into, &mut s);
                 n += s.as_bytes().len();
             }
         }

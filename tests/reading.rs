@@ -157,7 +157,7 @@ fn the_constraint_table_index_is_learned_from_the_reasons() {
             t.path
         );
         assert_eq!(
-            (c.defined.len(), c.undefined.len()),
+            (c.defined.len(), c.undefined().len()),
             (157, 99),
             "{}",
             t.path

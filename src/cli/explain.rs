@@ -172,11 +172,11 @@ fn choice_lines(
         return vec!["  choice: no learned reading (tables as written)".to_string()];
     };
     let mut out = Vec::new();
-    if let Some(rank) = tm.preference.iter().position(|&p| p as usize == vi) {
+    if let Some(rank) = tm.preference().iter().position(|&p| p as usize == vi) {
         out.push(format!(
             "  choice: preferred {} of {} where variants overlap",
             rank + 1,
-            tm.preference.len()
+            tm.preference().len()
         ));
     }
     if let Some(tree) = &tm.chooser {

@@ -38,12 +38,19 @@ const LEAF_LEN: usize = 2;
 /// (those that do not fix a split bit) cannot blow the index up on odd tables.
 const ENTRIES_PER_VARIANT: usize = 32;
 
-/// Word bits `lo .. lo + len`, placed at bit `at` of a child number. The same bits are bits
-/// `sh .. sh + len` of the word's 64-bit window `win` ([`windows`]): [`gather`] shifts a `u64`,
-/// not the `u128`.
+/// Word bits `lo .. lo + len`, placed at bit `at` of a child number (what the builder
+/// needs; [`Take`] is what the walk reads).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Run {
     lo: u8,
+    take: Take,
+}
+
+/// A [`Run`]'s bits as the walk reads them: bits `sh .. sh + len` of the word's 64-bit window
+/// `win` ([`windows`]), placed at bit `at` of a child number; [`gather`] shifts a `u64`, not
+/// the `u128`. Four bytes, so that a split node is 24 bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Take {
     len: u8,
     at: u8,
     win: u8,
@@ -64,12 +71,19 @@ impl Run {
         };
         Run {
             lo: lo as u8,
-            len: len as u8,
-            at,
-            win,
-            sh: (lo - start) as u8,
+            take: Take {
+                len: len as u8,
+                at,
+                win,
+                sh: (lo - start) as u8,
+            },
         }
     }
+}
+
+/// The [`Take`]s of `runs` (the unused ones default).
+fn takes_of(runs: &[Run; MAX_RUNS]) -> [Take; MAX_RUNS] {
+    runs.map(|r| r.take)
 }
 
 /// The word's 64-bit windows a [`Run`] reads: bits 0..=63, 64..=127 and 32..=95 (and a zero
@@ -82,9 +96,9 @@ fn windows(word: u128) -> [u64; 4] {
 /// A tree node; nodes refer to each other by index into [`Index::nodes`].
 #[derive(Debug, Clone, Copy)]
 enum Node {
-    /// The child of a word is `children[first + n]`, `n` the word's bits under `runs`.
+    /// The child of a word is `children[first + n]`, `n` the word's bits under `takes`.
     Split {
-        runs: [Run; MAX_RUNS],
+        takes: [Take; MAX_RUNS],
         n_runs: u8,
         first: u32,
     },
@@ -154,7 +168,7 @@ impl Builder {
         self.ix.children.resize(first + n_children, EMPTY);
         let node = self.ix.nodes.len() as u32;
         self.ix.nodes.push(Node::Split {
-            runs,
+            takes: takes_of(&runs),
             n_runs: n_runs as u8,
             first: first as u32,
         });
@@ -207,20 +221,33 @@ impl Index {
     /// many match in all.
     #[inline]
     pub(super) fn matches(&self, word: u128, out: &mut [VariantId]) -> usize {
+        self.matches_with(word, |n, id| {
+            if let Some(slot) = out.get_mut(n) {
+                *slot = id;
+            }
+        })
+    }
+
+    /// Gives each matching variant (table order) to `put` with its place among them (0 the
+    /// first); returns how many match in all. The caller puts them where it keeps them,
+    /// with no list in between to copy (a copy that reads a freshly written list with wider
+    /// loads than its stores waits for the stores).
+    #[inline]
+    pub(super) fn matches_with(&self, word: u128, put: impl FnMut(usize, VariantId)) -> usize {
         let win = windows(word);
         let mut node = self.nodes[self.root as usize];
         loop {
             match node {
                 Node::Split {
-                    runs,
+                    takes,
                     n_runs,
                     first,
                 } => {
-                    let n = gather(&win, &runs[..n_runs as usize]);
+                    let n = gather(&win, &takes[..n_runs as usize]);
                     node = self.child_nodes[first as usize + n];
                 }
                 Node::Leaf { start, end } => {
-                    return scan(&self.entries[start as usize..end as usize], word, out);
+                    return scan(&self.entries[start as usize..end as usize], word, put);
                 }
             }
         }
@@ -249,13 +276,11 @@ impl Index {
 
 /// Checks a leaf's variants in order; see [`Index::matches`].
 #[inline]
-fn scan(cands: &[Candidate], word: u128, out: &mut [VariantId]) -> usize {
+fn scan(cands: &[Candidate], word: u128, mut put: impl FnMut(usize, VariantId)) -> usize {
     let mut n = 0;
     for c in cands {
         if c.matches(word) {
-            if let Some(slot) = out.get_mut(n) {
-                *slot = c.id;
-            }
+            put(n, c.id);
             n += 1;
         }
     }
@@ -264,8 +289,8 @@ fn scan(cands: &[Candidate], word: u128, out: &mut [VariantId]) -> usize {
 
 /// The word's bits under `runs`, packed into a child number.
 #[inline]
-fn gather(win: &[u64; 4], runs: &[Run]) -> usize {
-    runs.iter().fold(0, |n, r| {
+fn gather(win: &[u64; 4], takes: &[Take]) -> usize {
+    takes.iter().fold(0, |n, r| {
         // `sh < 64`, `len <= MAX_KEY_BITS` and `at < MAX_KEY_BITS`: no overflow checks, which
         // the fuzz build would trace as comparisons.
         let bits = win[r.win as usize & 3].wrapping_shr(r.sh as u32) as usize;
@@ -276,7 +301,7 @@ fn gather(win: &[u64; 4], runs: &[Run]) -> usize {
 /// The word bits a child number `n` stands for (the inverse of [`gather`]).
 fn scatter(n: usize, runs: &[Run]) -> u128 {
     runs.iter().fold(0, |w, r| {
-        w | ((((n >> r.at) & ((1 << r.len) - 1)) as u128) << r.lo)
+        w | ((((n >> r.take.at) & ((1 << r.take.len) - 1)) as u128) << r.lo)
     })
 }
 
@@ -403,6 +428,12 @@ mod tests {
     }
 
     #[test]
+    fn a_split_node_is_24_bytes() {
+        // 36 bytes with each run's `lo` kept in the node: one node in two crossed a cache line.
+        assert_eq!(std::mem::size_of::<Node>(), 24);
+    }
+
+    #[test]
     fn runs_round_trip() {
         // Runs in the low half, across bit 64, and in the high half.
         for (bits, want) in [
@@ -414,9 +445,10 @@ mod tests {
             for k in 0..1usize << bits.count_ones() {
                 let w = scatter(k, &runs[..n]);
                 assert_eq!(w & !bits, 0);
-                assert_eq!(gather(&windows(w), &runs[..n]), k);
+                let takes = takes_of(&runs);
+                assert_eq!(gather(&windows(w), &takes[..n]), k);
                 // Bits outside the runs do not change the child.
-                assert_eq!(gather(&windows(w | !bits & u128::MAX >> 1), &runs[..n]), k);
+                assert_eq!(gather(&windows(w | !bits & u128::MAX >> 1), &takes[..n]), k);
             }
         }
         assert_eq!(lowest_bits(u128::MAX).count_ones(), MAX_KEY_BITS);

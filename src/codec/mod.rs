@@ -340,6 +340,70 @@ impl Codec {
         true
     }
 
+    /// [`Codec::decode_into`] without the field reads: the matching variants, word and
+    /// undescribed bits put in `out`, its field values and `n_fields` left as they were (read them with
+    /// [`Codec::read_fields`] once the variant is final, e.g. after [`Codec::retarget`]).
+    /// False, leaving `out` unspecified, when no variant matches.
+    #[inline(always)]
+    pub fn match_into(&self, arch: Arch, word: Word, out: &mut Decoded) -> bool {
+        let Some(idx) = self.arch_index(arch) else {
+            return false;
+        };
+        // The first match and the others written where they are kept.
+        let mut id = VariantId::default();
+        let others = &mut out.others;
+        let n = idx.matches_with(word.0, |k, v| match k.checked_sub(1) {
+            None => id = v,
+            Some(k) => {
+                if let Some(slot) = others.get_mut(k) {
+                    *slot = v;
+                }
+            }
+        });
+        if n == 0 || self.layouts.n_fields(id) > MAX_FIELDS {
+            return false;
+        }
+        let kept = n.min(MAX_OTHERS + 1);
+        // Unused slots hold the variant itself, as in `decode`.
+        for slot in &mut out.others[kept - 1..] {
+            *slot = id;
+        }
+        out.word = word;
+        out.id = id;
+        out.undescribed_set = word.0 & self.layouts.undescribed(id);
+        out.n_others = kept - 1;
+        out.n_matches = n;
+        true
+    }
+
+    /// Reads the field values of `out.word` as `out.id` into `out` (sets `n_fields`), zeroing
+    /// the values past them that `out` held before ([`Codec::match_into`] and this are
+    /// [`Codec::decode_into`]).
+    #[inline(always)]
+    pub fn read_fields(&self, out: &mut Decoded) {
+        let n_fields = self.layouts.n_fields(out.id);
+        let used = out.n_fields.clamp(n_fields, MAX_FIELDS);
+        out.values[..used].fill(0);
+        out.n_fields = n_fields;
+        self.layouts.read(out.id, out.word.0, &mut out.values);
+    }
+
+    /// Makes `out` what [`Codec::decode_as`] gives for `id` and `out.word`, the field values
+    /// aside (read them with [`Codec::read_fields`]); false, leaving `out` unchanged, where
+    /// `decode_as` gives `None` (more than [`MAX_FIELDS`] fields).
+    #[inline]
+    pub fn retarget(&self, id: VariantId, out: &mut Decoded) -> bool {
+        if self.layouts.n_fields(id) > MAX_FIELDS {
+            return false;
+        }
+        out.id = id;
+        out.others = [id; MAX_OTHERS];
+        out.n_others = 0;
+        out.n_matches = 1;
+        out.undescribed_set = out.word.0 & self.layouts.undescribed(id);
+        true
+    }
+
     /// Decodes `word` as variant `id` whether or not its fixed bits match (`None` if the
     /// variant has more than [`MAX_FIELDS`] fields).
     pub fn decode_as(&self, id: VariantId, word: Word) -> Option<Decoded> {
@@ -485,5 +549,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn retarget_then_read_fields_is_decode_as() {
+        let codec = Codec::new(crate::spec::bundled_tables().unwrap()).unwrap();
+        let mut rng = SplitMix64(11);
+        let mut into = Decoded::EMPTY;
+        let mut retargeted = 0;
+        for &arch in codec.arch_list() {
+            for k in 0..5_000 {
+                let id = codec.id_list()[k % codec.id_list().len()];
+                let v = codec.variant(id);
+                let noise = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+                let w = Word((noise & !v.fixed_mask) | v.fixed_value);
+                if !codec.match_into(arch, w, &mut into) {
+                    continue;
+                }
+                // Every variant of the word's table, whether it matches or not.
+                let table = codec.table(into.id);
+                let to = VariantId {
+                    table: into.id.table,
+                    variant: (k % table.variants.len()) as u16,
+                };
+                assert!(codec.retarget(to, &mut into));
+                codec.read_fields(&mut into);
+                let want = codec.decode_as(to, w).unwrap();
+                assert_eq!(format!("{into:?}"), format!("{want:?}"));
+                retargeted += 1;
+            }
+        }
+        assert!(retargeted > 1000, "{retargeted}");
     }
 }

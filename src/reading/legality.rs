@@ -10,6 +10,7 @@
 //!   nvdisasm puts the word in: a mnemonic (the opclass's, e.g. `LD` or `LDG` on SM80) or an
 //!   unrecognised word ("Unrecognized operation for functional unit 'uC'").
 
+use super::derived::Derived;
 use super::tree::Tree;
 use crate::oracle::Answer;
 use serde::{Deserialize, Serialize};
@@ -76,10 +77,14 @@ pub struct ConstraintTable {
     pub index_bits: Vec<Option<u8>>,
     /// Index values seen in words nvdisasm accepts.
     pub defined: Vec<u32>,
-    /// Index values nvdisasm's reasons name undefined.
-    pub undefined: Vec<u32>,
+    /// Index values nvdisasm's reasons name undefined, sorted.
+    undefined: Vec<u32>,
     /// One recorded word per undefined value set: (word, reason), for evidence.
     pub example: (String, String),
+    /// `undefined` as a bit set ([`bit_set`]), worked out on first use (never read from or
+    /// written to the file).
+    #[serde(skip)]
+    undefined_set: Derived<Vec<u64>>,
 }
 
 impl ConstraintTable {
@@ -96,8 +101,45 @@ impl ConstraintTable {
     /// check split says whether that holds).
     pub fn refuses(&self, word: u128) -> Option<u32> {
         let i = self.index(word);
-        self.undefined.binary_search(&i).is_ok().then_some(i)
+        self.is_undefined(i).then_some(i)
     }
+
+    /// Index values nvdisasm's reasons name undefined, sorted.
+    pub fn undefined(&self) -> &[u32] {
+        &self.undefined
+    }
+
+    /// Sets the undefined index values (sorted), dropping the bit set worked out from the old
+    /// ones.
+    pub fn set_undefined(&mut self, values: Vec<u32>) {
+        debug_assert!(values.is_sorted());
+        self.undefined = values;
+        self.undefined_set = Derived::default();
+    }
+
+    /// Whether nvdisasm's reasons name index `value` undefined: a bit test, not a search of
+    /// the sorted list (decode asks once per word and table).
+    #[inline]
+    pub fn is_undefined(&self, value: u32) -> bool {
+        let set = self.undefined_set.get_or_init(|| bit_set(&self.undefined));
+        set.get(value as usize / 64)
+            .is_some_and(|w| w >> (value % 64) & 1 == 1)
+    }
+}
+
+/// The bit set of `values`: bit `v % 64` of word `v / 64` for each, as many words as the
+/// highest value needs.
+fn bit_set(values: &[u32]) -> Vec<u64> {
+    let words = values
+        .iter()
+        .map(|&v| v as usize / 64 + 1)
+        .max()
+        .unwrap_or(0);
+    let mut set = vec![0u64; words];
+    for &v in values {
+        set[v as usize / 64] |= 1 << (v % 64);
+    }
+    set
 }
 
 /// The class nvdisasm puts a word of one variant in.
@@ -298,6 +340,7 @@ pub fn learn_constraints(answers: &[(u128, &Answer)]) -> Vec<ConstraintTable> {
             defined: Vec::new(),
             undefined: Vec::new(),
             example: (crate::oracle::word_to_hex(ex[0].0), ex[0].2.to_string()),
+            undefined_set: Derived::default(),
         };
         let undefined: BTreeSet<u32> = ex.iter().map(|e| e.1).collect();
         let defined: BTreeSet<u32> = answers
@@ -306,7 +349,7 @@ pub fn learn_constraints(answers: &[(u128, &Answer)]) -> Vec<ConstraintTable> {
             .map(|(w, _)| t.index(*w))
             .collect();
         t.defined = defined.into_iter().collect();
-        t.undefined = undefined.into_iter().collect();
+        t.set_undefined(undefined.into_iter().collect());
         out.push(t);
     }
     out
@@ -461,7 +504,7 @@ mod tests {
             vec![None, None, None, None, Some(109), Some(122)]
         );
         assert_eq!(t[0].defined, vec![0]);
-        assert_eq!(t[0].undefined, vec![0x10, 0x20, 0x30]);
+        assert_eq!(t[0].undefined(), [0x10, 0x20, 0x30]);
         assert_eq!(t[0].refuses(base | 1 << 122), Some(0x20));
         assert_eq!(t[0].refuses(base), None);
         assert_eq!(text_mnemonic("@!P0 LDG.E.EL R1, [R2.64] ;"), "LDG");

@@ -3,6 +3,7 @@
 //! bit layout; conform compares this reading with the tables and the recordings.
 
 pub mod combos;
+pub mod derived;
 pub mod flips;
 pub mod forms;
 pub mod hidden;

@@ -2,6 +2,7 @@
 //! resolved layouts: per table its constraint tables, per variant its recognizer. Entry points:
 //! [`Model::legality`] (is it legal, and why not).
 
+use super::derived::Derived;
 use super::legality::{
     Class, ConstraintTable, Legality, Recognizer, learn_constraints, learn_recognizer,
 };
@@ -25,13 +26,37 @@ pub struct TableModel {
     /// before the forms without, which are the same encodings with 0 and PT); empty when no
     /// learned word matched two variants.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub preference: Vec<u16>,
+    preference: Vec<u16>,
+    /// Each variant's first place in `preference` ([`ranks_of`]), worked out on first use
+    /// and dropped whenever `preference` is set (never read from or written to the file).
+    #[serde(skip)]
+    ranks: Derived<Vec<u16>>,
     /// Where several variants' fixed bits match a word: a bit tree naming the variant (its
     /// index in the table) nvdisasm reads it as, learned from which variant's text is right
     /// ([`crate::reading::printer::learn_printers`]); used before `preference` when the
     /// variant it names matches the word. `None` when the preference order does as well.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chooser: Option<super::tree::Tree>,
+}
+
+impl TableModel {
+    /// Variant indices in the order nvdisasm's texts prefer them where several variants'
+    /// fixed bits match a word (see the field's documentation).
+    pub fn preference(&self) -> &[u16] {
+        &self.preference
+    }
+
+    /// Sets the preference order (and drops the ranks worked out from the old one).
+    pub fn set_preference(&mut self, order: Vec<u16>) {
+        self.preference = order;
+        self.ranks = Derived::default();
+    }
+
+    /// Each variant's first place in the preference, [`UNRANKED`] where it has none; worked
+    /// out once.
+    fn preference_ranks(&self) -> &[u16] {
+        self.ranks.get_or_init(|| ranks_of(&self.preference))
+    }
 }
 
 /// The learned reading of all tables, parallel to [`Codec::tables`].
@@ -89,6 +114,7 @@ impl Model {
                             .collect(),
                         None => Vec::new(),
                     },
+                    ranks: Derived::default(),
                     chooser: None,
                 }
             })
@@ -125,31 +151,45 @@ impl Model {
     }
 
     /// The variant nvdisasm reads the word as: of the variants whose fixed bits match (the
-    /// decoded one and its `others`), the first in the table's learned preference.
+    /// decoded one and its `others`), the first in the table's learned preference
+    /// ([`Model::choice`]), decoded again as that variant.
     pub fn choose(&self, codec: &Codec, d: Decoded) -> Decoded {
-        if d.n_others == 0 {
-            return d;
+        match self.choice(&d) {
+            Some(id) => codec.decode_as(id, d.word).unwrap_or(d),
+            None => d,
         }
-        let Some(t) = self.tables.get(d.id.table as usize) else {
-            return d;
-        };
+    }
+
+    /// [`Model::choose`] in place: `d` (whose field values need not be read yet) becomes the
+    /// chosen variant's decode, the field values aside (the caller reads them with
+    /// [`Codec::read_fields`]). No copy of the struct in and out.
+    pub fn choose_in_place(&self, codec: &Codec, d: &mut Decoded) {
+        if let Some(id) = self.choice(d) {
+            codec.retarget(id, d);
+        }
+    }
+
+    /// The variant [`Model::choose`] moves `d` to, `None` when it keeps `d.id`: the variant
+    /// the table's chooser tree names when it matches the word, else of `d.id` and its
+    /// `others`, the first in the preference order. Reads `d`'s word, id and others only.
+    pub fn choice(&self, d: &Decoded) -> Option<VariantId> {
+        if d.n_others == 0 {
+            return None;
+        }
+        let t = self.tables.get(d.id.table as usize)?;
         if let Some(tree) = &t.chooser {
             let want = VariantId {
                 table: d.id.table,
                 variant: tree.classify(d.word.0),
             };
             if want == d.id {
-                return d;
+                return None;
             }
             if d.others().contains(&want) {
-                return codec.decode_as(want, d.word).unwrap_or(d);
+                return Some(want);
             }
         }
-        let best = preferred(&t.preference, &d).unwrap_or(d.id);
-        if best == d.id {
-            return d;
-        }
-        codec.decode_as(best, d.word).unwrap_or(d)
+        preferred(t.preference_ranks(), d).filter(|&best| best != d.id)
     }
 
     /// Whether nvdisasm accepts the decoded word, and why not. The recognizer first (an
@@ -174,8 +214,8 @@ impl Model {
         }
         for c in &t.constraints {
             let value = c.index(word);
-            let refused = c.undefined.binary_search(&value).is_ok()
-                || recognizer.is_some_and(|r| r.closes(word, &c.table));
+            let refused =
+                c.is_undefined(value) || recognizer.is_some_and(|r| r.closes(word, &c.table));
             if refused && !recognizer.is_some_and(|r| r.accepts(word, &c.table, value)) {
                 return Legality::Undefined {
                     table: c.table.clone(),
@@ -210,24 +250,41 @@ fn recognizers(
         .collect()
 }
 
-/// Of the decoded variant and its `others` in the same table, the one that comes first in
-/// `preference`; `None` when none of them is in it. One pass over the preference that stops
-/// at the first candidate (a 128-bit filter of the candidates' indices, checked exactly on a
-/// hit), not one search of the preference per candidate: the same pick as the lowest
-/// preference position, ties and misses going to the decoded variant.
-fn preferred(preference: &[u16], d: &Decoded) -> Option<VariantId> {
+/// Of the decoded variant and its `others` in the same table, the one that comes first in the
+/// preference (`ranks`: each variant's first place in it, [`TableModel::preference_ranks`]);
+/// `None` when none of them is in it. The same pick as scanning the preference for the first
+/// candidate, in as many steps as there are candidates (up to 17) instead of up to the
+/// preference's length (111 variants in TLD4).
+fn preferred(ranks: &[u16], d: &Decoded) -> Option<VariantId> {
     let table = d.id.table;
-    let candidates = std::iter::once(d.id)
+    std::iter::once(d.id)
         .chain(d.others().iter().copied())
-        .filter(|id| id.table == table);
-    let filter = candidates
-        .clone()
-        .fold(0u128, |m, id| m | 1u128 << (id.variant % 128));
-    preference
+        .filter(|id| id.table == table)
+        .filter_map(|id| {
+            let rank = *ranks.get(id.variant as usize)?;
+            (rank != UNRANKED).then_some((rank, id))
+        })
+        .min_by_key(|&(rank, _)| rank)
+        .map(|(_, id)| id)
+}
+
+/// The rank of a variant the preference does not list.
+const UNRANKED: u16 = u16::MAX;
+
+/// Each variant's first place in `preference` (indexed by variant, [`UNRANKED`] where it is
+/// not listed), as long as the highest variant listed.
+fn ranks_of(preference: &[u16]) -> Vec<u16> {
+    let len = preference
         .iter()
-        .filter(|&&p| filter >> (p % 128) & 1 == 1)
-        .find(|&&p| candidates.clone().any(|id| id.variant == p))
-        .map(|&variant| VariantId { table, variant })
+        .map(|&p| p as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut ranks = vec![UNRANKED; len];
+    for (place, &p) in preference.iter().enumerate() {
+        let r = &mut ranks[p as usize];
+        *r = (*r).min(place.min(UNRANKED as usize - 1) as u16);
+    }
+    ranks
 }
 
 /// Votes (per table) for "variant a before variant b": learned texts that a renders exactly

@@ -5602,7 +5602,7 @@ fn preferred(
     cands: &[crate::codec::VariantId],
 ) -> crate::codec::VariantId {
     let pos = |v: u16| {
-        tm.and_then(|t| t.preference.iter().position(|&p| p == v))
+        tm.and_then(|t| t.preference().iter().position(|&p| p == v))
             .unwrap_or(usize::MAX)
     };
     cands
@@ -5654,7 +5654,7 @@ fn learn_preferences(
         let old = model
             .tables
             .get(t as usize)
-            .map(|m| m.preference.clone())
+            .map(|m| m.preference().to_vec())
             .unwrap_or_default();
         let old_pos = |v: u16| old.iter().position(|&p| p == v).unwrap_or(usize::MAX);
         order.sort_by_key(|&v| {
@@ -5674,7 +5674,7 @@ fn learn_preferences(
         if score(&order) > score(&old)
             && let Some(tm) = model.tables.get_mut(t as usize)
         {
-            tm.preference = order;
+            tm.set_preference(order);
         }
     }
 }
