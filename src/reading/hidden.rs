@@ -157,12 +157,7 @@ fn hidden_fields(v: &Variant, per_bit: &BTreeMap<u8, HashMap<PairEffect, usize>>
     let first = next_operand(v);
     let mut out = Vec::new();
     for mut bits in by_class.into_values() {
-        bits.sort_unstable();
-        if bits
-            .iter()
-            .enumerate()
-            .any(|(j, &(bit, _))| bit as usize != j)
-        {
+        if !value_bits_in_order(&mut bits) {
             continue;
         }
         let n = first + out.len();
@@ -179,6 +174,15 @@ fn hidden_fields(v: &Variant, per_bit: &BTreeMap<u8, HashMap<PairEffect, usize>>
         });
     }
     out
+}
+
+/// Sorts (value bit, word bit) pairs and tells whether the value bits are 0, 1, 2, ... each
+/// once: the bits of one new operand field, lowest value bit first.
+pub(crate) fn value_bits_in_order<T: Ord>(bits: &mut [(u8, T)]) -> bool {
+    bits.sort_unstable();
+    bits.iter()
+        .enumerate()
+        .all(|(j, (bit, _))| *bit as usize == j)
 }
 
 /// The first operand number neither the signature nor a field of `v` uses.

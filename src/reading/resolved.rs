@@ -131,12 +131,7 @@ fn added_operands(
 ) {
     let mut next = super::hidden::next_operand(v);
     for (_, mut bits) in added {
-        bits.sort_unstable();
-        if bits
-            .iter()
-            .enumerate()
-            .any(|(j, &(bit, _))| bit as usize != j)
-        {
+        if !super::hidden::value_bits_in_order(&mut bits) {
             continue;
         }
         let Ok(n) = u8::try_from(next) else { break };

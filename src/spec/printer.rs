@@ -247,22 +247,27 @@ pub struct NumberRule {
 /// bits at a time (a field's bit range is one run or a few).
 pub fn pext(word: u128, mask: u128) -> u128 {
     let mut out = 0u128;
-    let mut m = mask;
     let mut i = 0;
-    while m != 0 {
-        let lo = m.trailing_zeros();
-        let run = (m >> lo).trailing_ones();
-        let ones = low_ones(run);
+    for (lo, ones) in bit_runs(mask) {
         out |= (word >> lo & ones) << i;
-        i += run;
-        m &= !(ones << lo);
+        i += ones.count_ones();
     }
     out
 }
 
-/// The lowest `n` bits set (`n` from 1 to 128).
-fn low_ones(n: u32) -> u128 {
-    u128::MAX >> (128 - n)
+/// The runs of adjacent set bits of `mask`, lowest first: (lowest bit, the run's length as
+/// that many low bits set).
+fn bit_runs(mask: u128) -> impl Iterator<Item = (u32, u128)> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            return None;
+        }
+        let lo = m.trailing_zeros();
+        let ones = u128::MAX >> (128 - (m >> lo).trailing_ones());
+        m &= !(ones << lo);
+        Some((lo, ones))
+    })
 }
 
 impl Printer {
@@ -587,15 +592,10 @@ fn format_number(n: i128, hex: bool) -> String {
 /// a run of adjacent mask bits at a time.
 pub fn deposit(key: u128, mask: u128) -> u128 {
     let mut out = 0u128;
-    let mut m = mask;
     let mut i = 0;
-    while m != 0 {
-        let lo = m.trailing_zeros();
-        let run = (m >> lo).trailing_ones();
-        let ones = low_ones(run);
+    for (lo, ones) in bit_runs(mask) {
         out |= (key >> i & ones) << lo;
-        i += run;
-        m &= !(ones << lo);
+        i += ones.count_ones();
     }
     out
 }
