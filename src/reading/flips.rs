@@ -312,20 +312,14 @@ fn operand_effect(a: &Line, b: &Line) -> Option<Effect> {
 /// is a number or register of value 2^j (a leading `-` aside: a sign bit prints the
 /// negative): (atom index, place of the new part, j).
 fn added_part(a: &Line, b: &Line) -> Option<(usize, usize, u8)> {
-    let (xa, xb) = (a.atoms(), b.atoms());
-    if xa.len() != xb.len() {
-        return None;
-    }
-    let diff: Vec<usize> = (0..xa.len()).filter(|&i| xa[i] != xb[i]).collect();
-    let [i] = diff.as_slice() else { return None };
-    let parts = |x: &'_ str| -> Vec<String> {
-        x.split(['[', ']', '+'])
+    let (i, xa, xb) = differing_atom(a, b)?;
+    let parts = |x| -> Vec<&str> {
+        str::split(x, ['[', ']', '+'])
             .map(str::trim)
             .filter(|p| !p.is_empty())
-            .map(str::to_string)
             .collect()
     };
-    let (pa, pb) = (parts(xa[*i]), parts(xb[*i]));
+    let (pa, pb) = (parts(xa), parts(xb));
     if pb.len() != pa.len() + 1 {
         return None;
     }
@@ -333,9 +327,21 @@ fn added_part(a: &Line, b: &Line) -> Option<(usize, usize, u8)> {
     if pa[k..] != pb[k + 1..] {
         return None;
     }
-    let new = pb[k].strip_prefix('-').unwrap_or(&pb[k]);
+    let new = pb[k].strip_prefix('-').unwrap_or(pb[k]);
     let bit = one_bit(atom_value(new)?)?;
-    Some((*i, k, bit))
+    Some((i, k, bit))
+}
+
+/// Where two lines' operands (as many atoms each) differ in one atom alone: its index and
+/// the two atoms.
+fn differing_atom<'t>(a: &Line<'t>, b: &Line<'t>) -> Option<(usize, &'t str, &'t str)> {
+    let (xa, xb) = (a.atoms(), b.atoms());
+    if xa.len() != xb.len() {
+        return None;
+    }
+    let diff: Vec<usize> = (0..xa.len()).filter(|&i| xa[i] != xb[i]).collect();
+    let [i] = diff.as_slice() else { return None };
+    Some((*i, xa[*i], xb[*i]))
 }
 
 /// Where two lines' operands (as many atoms each) differ in one atom alone, of one register
@@ -346,19 +352,14 @@ pub(crate) fn moved_atom(
     b: &Line,
     norm: fn(&str) -> &str,
 ) -> Option<(usize, &'static str, u8)> {
-    let (xa, xb) = (a.atoms(), b.atoms());
-    if xa.len() != xb.len() {
-        return None;
-    }
-    let diff: Vec<usize> = (0..xa.len()).filter(|&i| xa[i] != xb[i]).collect();
-    let [i] = diff.as_slice() else { return None };
-    let (x0, x1) = (norm(xa[*i]), norm(xb[*i]));
+    let (i, xa, xb) = differing_atom(a, b)?;
+    let (x0, x1) = (norm(xa), norm(xb));
     let class = atom_class(x0);
     if class != atom_class(x1) {
         return None;
     }
     let bit = one_bit(atom_value(x0)? ^ atom_value(x1)?)?;
-    Some((*i, class, bit))
+    Some((i, class, bit))
 }
 
 /// Tokens removed from and added to the modifier list, as dot-joined runs.

@@ -3436,18 +3436,15 @@ fn paired_context(
         .collect();
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     ranked.truncate(PAIR_CANDIDATES);
-    let mut best: Option<(usize, u128)> = None;
-    for (i, &(_, a)) in ranked.iter().enumerate() {
-        for &(_, b) in &ranked[i + 1..] {
-            let c = classes.score(a | b, scratch);
-            if best
-                .is_none_or(|(bc, bg)| (c, std::cmp::Reverse(a | b)) > (bc, std::cmp::Reverse(bg)))
-            {
-                best = Some((c, a | b));
-            }
-        }
-    }
-    best
+    let pairs: Vec<u128> = ranked
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &(_, a))| ranked[i + 1..].iter().map(move |&(_, b)| a | b))
+        .collect();
+    pairs
+        .into_iter()
+        .map(|g| (classes.score(g, scratch), g))
+        .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g)))
 }
 
 /// The shapes' entropy given the word's `key` bits (in nats, summed over the answers): how
@@ -3689,10 +3686,7 @@ fn fit_number(
                     continue;
                 }
                 // An offset shared by no more values than the best rule's hits cannot win.
-                let at_least = best
-                    .as_ref()
-                    .map_or(0, |(h, _)| h + 1)
-                    .max(MIN_COMMON_OFFSET);
+                let at_least = best.as_ref().map_or(0, |(h, _)| h + 1);
                 let cand = (num, signed, scale, at_least);
                 let offset = common_offset(cand, &entries, &bits, &mut diffs);
                 if offset != 0 {
