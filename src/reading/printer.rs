@@ -24,6 +24,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod adopt;
+
 /// Longest slot text, in tokens, the cutting of an answer considers.
 const MAX_SLOT_TOKENS: usize = 24;
 
@@ -1257,7 +1259,7 @@ fn learn_forms<'a>(
         .map(|&g| g & !form)
         .filter(|&g| g != 0)
         .collect();
-    let forms: Vec<(Key, Printer)> = parts
+    let (mut forms, learned_from): (Vec<(Key, Printer)>, Vec<Vec<Sample>>) = parts
         .iter()
         .filter_map(|(k, part)| {
             learn_at(
@@ -1267,9 +1269,10 @@ fn learn_forms<'a>(
                 (depth, cutting, pick),
                 cache,
             )
-            .map(|p| (Key(*k), p))
+            .map(|p| ((Key(*k), p), part.clone()))
         })
-        .collect();
+        .unzip();
+    adopt::adopt_siblings(&mut forms, &learned_from);
     let mut p = Printer {
         slots: Vec::new(),
         learned_permille: 0,

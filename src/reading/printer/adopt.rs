@@ -1,0 +1,450 @@
+//! Slots a form takes from its sibling forms: a form printer learned from few answers holds
+//! bits its answers never varied as fixed text (SM100 F2FP's `.RS` form under bit 81, one legal
+//! answer: `fixed "@P0 F2FP"`) or cuts a group its answers showed at few values into pieces
+//! (a guard seen only as `@P3`, `@!P5`: `"@"`, bit 15, `"P" n` over bits 12-14, which prints
+//! `@PT` where nvdisasm leaves the guard out). Where a sibling form (another value of the same
+//! form bits) learned one slot over those bits, the form takes it, placed where the form's own
+//! answers print its text, so long as the form still prints every answer it printed.
+
+use super::{Printer, Sample, Slot, deposit, pext};
+
+/// Each leaf printer of `forms[i]` (forms within forms included) takes the slots of the leaf
+/// printers of the other forms that it lacks ([`adopt_into`]), judged on `parts[i]`, the
+/// answers of form `i`. Donor forms with more answers come first.
+pub(super) fn adopt_siblings(forms: &mut [(super::Key, Printer)], parts: &[Vec<Sample>]) {
+    let mut order: Vec<usize> = (0..forms.len()).collect();
+    order.sort_by_key(|&j| std::cmp::Reverse(parts[j].len()));
+    for i in 0..forms.len() {
+        let donors: Vec<Vec<Slot>> = order
+            .iter()
+            .filter(|&&j| j != i)
+            .flat_map(|&j| leaves(&forms[j].1))
+            .collect();
+        adopt_tree(&mut forms[i].1, &donors, &parts[i]);
+    }
+}
+
+/// The slot lists of every leaf printer (no form bits) of `p`, in key order.
+fn leaves(p: &Printer) -> Vec<Vec<Slot>> {
+    match p.form_mask {
+        0 => vec![p.slots.clone()],
+        _ => p.forms.iter().flat_map(|(_, f)| leaves(f)).collect(),
+    }
+}
+
+/// [`adopt_into`] for every leaf of `p`, each judged on the answers of its form.
+fn adopt_tree(p: &mut Printer, donors: &[Vec<Slot>], samples: &[Sample]) {
+    if p.form_mask == 0 {
+        adopt_into(p, donors, samples);
+        return;
+    }
+    let mask = p.form_mask;
+    for (k, f) in p.forms.iter_mut() {
+        let own: Vec<Sample> = samples
+            .iter()
+            .copied()
+            .filter(|(w, _)| pext(*w, mask) == k.0)
+            .collect();
+        adopt_tree(f, donors, &own);
+    }
+}
+
+/// For each donor slot over bits the leaf printer `p` holds in no slot of its own, the slot
+/// put in place ([`placed`]) when `p` still prints as many of `samples` right.
+fn adopt_into(p: &mut Printer, donors: &[Vec<Slot>], samples: &[Sample]) {
+    if samples.is_empty() {
+        return;
+    }
+    let mut right = right_count(&p.slots, samples);
+    for donor in donors {
+        for at in 0..donor.len() {
+            let s = &donor[at];
+            if s.mask == 0 || p.slots.iter().any(|o| covers(o, s)) {
+                continue;
+            }
+            let varies = s.mask != 0 && most_common(samples, s.mask).is_some_and(|(_, c)| !c);
+            let got = placed(&p.slots, donor, at, samples);
+            if std::env::var_os("SASS_CONFORM_DEBUG_ADOPT").is_some() {
+                eprintln!(
+                    "adopt {:x} into {} slots ({} answers): {}",
+                    s.mask,
+                    p.slots.len(),
+                    samples.len(),
+                    got.as_ref().map_or("no place".to_string(), |g| format!(
+                        "{} of {right} right",
+                        right_count(g, samples)
+                    ))
+                );
+            }
+            let Some(slots) = got else {
+                continue;
+            };
+            let r = right_count(&slots, samples);
+            // A place chosen among several on the answers must show a gain.
+            let untouched = !p.slots.iter().any(|o| o.mask & s.mask != 0);
+            if r > right || (r == right && !(varies && untouched)) {
+                p.slots = slots;
+                right = r;
+            }
+        }
+    }
+}
+
+/// Whether the leaf's slot `own` already stands for the donor slot `s`: the same bits, and as
+/// many values seen (a guard slot that saw `@P3` and `@!P5` only, printed as `"@"` + `"P" n`,
+/// takes the donor's that also saw `PT`, which prints nothing).
+fn covers(own: &Slot, s: &Slot) -> bool {
+    own.mask == s.mask && own.texts.len() >= s.texts.len()
+}
+
+/// How many of `samples` the slots print exactly.
+fn right_count(slots: &[Slot], samples: &[Sample]) -> usize {
+    let mut s = String::new();
+    samples
+        .iter()
+        .filter(|(w, t)| {
+            s.clear();
+            for slot in slots {
+                slot.print_into(*w, &mut s);
+            }
+            s == *t
+        })
+        .count()
+}
+
+/// The text `slot` prints for `w`.
+fn text_of(slot: &Slot, w: u128) -> String {
+    let mut s = String::new();
+    slot.print_into(w, &mut s);
+    s
+}
+
+/// A fixed-text slot.
+fn fixed(t: &str) -> Slot {
+    Slot {
+        mask: 0,
+        texts: vec![(super::Key(0), t.to_string())],
+        number: None,
+        otherwise: None,
+        joined: None,
+    }
+}
+
+/// The text of a fixed slot (`None` for a slot of bits).
+fn fixed_text(slot: &Slot) -> Option<&str> {
+    match slot.mask {
+        0 => Some(slot.texts.first().map_or("", |(_, t)| t.as_str())),
+        _ => None,
+    }
+}
+
+/// `slots` with `donor[at]` put in: over the run of slots whose bits are within the donor
+/// slot's ([`over_run`]), or, where no slot holds any of its bits, into the fixed text between
+/// the slots the donor prints it between ([`into_fixed`]).
+fn placed(slots: &[Slot], donor: &[Slot], at: usize, samples: &[Sample]) -> Option<Vec<Slot>> {
+    let m = donor[at].mask;
+    let touching: Vec<usize> = (0..slots.len())
+        .filter(|&i| slots[i].mask & m != 0)
+        .collect();
+    match (touching.first(), touching.last()) {
+        (Some(&a), Some(&b)) => over_run(slots, &donor[at], (a, b), samples),
+        _ => into_fixed(slots, donor, at, samples),
+    }
+}
+
+/// The slots `a..=b` (each over bits within the donor slot's, or fixed text) and as much of the
+/// fixed text on either side as the donor slot prints, replaced by the donor slot: the guard
+/// cut as `"@"`, bit 15 and `"P" n` becomes one slot over bits 12-15 that also knows `PT`.
+fn over_run(
+    slots: &[Slot],
+    s: &Slot,
+    (a, b): (usize, usize),
+    samples: &[Sample],
+) -> Option<Vec<Slot>> {
+    if slots[a..=b].iter().any(|o| o.mask & !s.mask != 0) {
+        return None;
+    }
+    let left = a.checked_sub(1).and_then(|i| fixed_text(&slots[i]));
+    let right = slots.get(b + 1).and_then(fixed_text);
+    let (l, r) = (left.unwrap_or(""), right.unwrap_or(""));
+    let cuts: Vec<(String, String)> = samples
+        .iter()
+        .map(|&(w, _)| {
+            let region: String = slots[a..=b].iter().map(|o| text_of(o, w)).collect();
+            (region, text_of(s, w))
+        })
+        .collect();
+    let k = (0..=l.len())
+        .filter(|&k| l.is_char_boundary(l.len() - k))
+        .find(|&k| trims_fit(&l[l.len() - k..], r, &cuts))?;
+    let tail = &l[l.len() - k..];
+    let (_, full) = cuts.first()?;
+    let (region, _) = cuts.first()?;
+    let k2 = full.len() - tail.len() - region.len();
+    let mut out: Vec<Slot> = slots[..a.saturating_sub(left.is_some() as usize)].to_vec();
+    if !l[..l.len() - k].is_empty() {
+        out.push(fixed(&l[..l.len() - k]));
+    }
+    out.push(s.clone());
+    if !r[k2..].is_empty() {
+        out.push(fixed(&r[k2..]));
+    }
+    out.extend_from_slice(&slots[b + 1 + right.is_some() as usize..]);
+    Some(out)
+}
+
+/// Whether every (run text, donor text) pair reads as `tail` + run text + the same prefix of
+/// `r`.
+fn trims_fit(tail: &str, r: &str, cuts: &[(String, String)]) -> bool {
+    let mut k2 = None;
+    cuts.iter().all(|(region, full)| {
+        let Some(rest) = full
+            .strip_prefix(tail)
+            .and_then(|x| x.strip_prefix(region.as_str()))
+        else {
+            return false;
+        };
+        *k2.get_or_insert(rest.len()) == rest.len() && r.starts_with(rest)
+    })
+}
+
+/// `donor[at]` put into the fixed text between the slots of `slots` that hold the nearest
+/// slots before and after it in `donor` (the whole printer where there are none), where the
+/// text of its most common value among the answers is, and its neighbours' fixed texts in
+/// `donor` match most of the text around it: SM100 F2FP's `.RZ` (bits 79-80, `""` in most of
+/// the `MERGE_C` form's answers) goes before the `" "` of `".F32.MERGE_C "`, where the
+/// `PACK_AB` form prints it before its own `" "`. Where the bits take other values in the
+/// answers, of the [`PLACES_TRIED`] best places the one right on most answers (taken only
+/// when it is right on more than the leaf was); where they hold one value whose text is empty,
+/// none.
+fn into_fixed(slots: &[Slot], donor: &[Slot], at: usize, samples: &[Sample]) -> Option<Vec<Slot>> {
+    let s = &donor[at];
+    let (common, constant) = most_common(samples, s.mask)?;
+    let c = text_of(s, deposit(common, s.mask));
+    let find = |d: &Slot| slots.iter().position(|o| o.mask != 0 && o.mask == d.mask);
+    let lo = donor[..at].iter().rev().find_map(find).map_or(0, |i| i + 1);
+    let hi = donor[at + 1..].iter().find_map(find).unwrap_or(slots.len());
+    let dl = at
+        .checked_sub(1)
+        .and_then(|i| fixed_text(&donor[i]))
+        .unwrap_or("");
+    let dr = donor.get(at + 1).and_then(fixed_text).unwrap_or("");
+    let mut places: Vec<(usize, usize, usize)> = Vec::new();
+    for (i, o) in slots.iter().enumerate().take(hi).skip(lo) {
+        let Some(f) = fixed_text(o) else {
+            continue;
+        };
+        for pos in (0..=f.len()).filter(|&p| f.is_char_boundary(p) && f[p..].starts_with(&c)) {
+            let score = common_suffix(&f[..pos], dl) + common_prefix(&f[pos + c.len()..], dr);
+            // An empty text fits anywhere: only the neighbours' texts place it.
+            if !(c.is_empty() && score == 0) {
+                places.push((score, i, pos));
+            }
+        }
+    }
+    // Best context first; among equals, the earliest place.
+    places.sort_by_key(|&(score, i, pos)| (std::cmp::Reverse(score), i, pos));
+    let build = |&(_, i, pos): &(usize, usize, usize)| {
+        let f = fixed_text(&slots[i]).unwrap_or("");
+        let mut out: Vec<Slot> = slots[..i].to_vec();
+        if pos > 0 {
+            out.push(fixed(&f[..pos]));
+        }
+        out.push(s.clone());
+        if pos + c.len() < f.len() {
+            out.push(fixed(&f[pos + c.len()..]));
+        }
+        out.extend_from_slice(&slots[i + 1..]);
+        out
+    };
+    if constant {
+        // One value, one text: where it is empty, nothing in the answers shows the place.
+        return (!c.is_empty()).then(|| places.first().map(build)).flatten();
+    }
+    places
+        .iter()
+        .take(PLACES_TRIED)
+        .map(build)
+        .max_by_key(|out| right_count(out, samples))
+}
+
+/// Most places [`into_fixed`] judges on the answers when the donor slot's bits vary in them.
+const PLACES_TRIED: usize = 3;
+
+/// The most common value of the bits of `mask` (packed) among `samples`, and whether it is the
+/// only one; `None` without samples.
+fn most_common(samples: &[Sample], mask: u128) -> Option<(u128, bool)> {
+    let mut counts: std::collections::BTreeMap<u128, usize> = Default::default();
+    for (w, _) in samples {
+        *counts.entry(pext(*w, mask)).or_default() += 1;
+    }
+    let constant = counts.len() == 1;
+    let (&v, _) = counts
+        .iter()
+        .max_by_key(|&(v, n)| (*n, std::cmp::Reverse(*v)))?;
+    Some((v, constant))
+}
+
+/// Length in bytes of the longest common suffix of `a` and `b`.
+fn common_suffix(a: &str, b: &str) -> usize {
+    a.bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Length in bytes of the longest common prefix of `a` and `b`.
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Key;
+    use super::*;
+
+    /// A slot over `mask` printing `texts` (packed key, text) and nothing for other keys.
+    fn slot(mask: u128, texts: &[(u128, &str)]) -> Slot {
+        Slot {
+            mask,
+            texts: texts
+                .iter()
+                .map(|&(k, t)| (Key(k), t.to_string()))
+                .collect(),
+            number: None,
+            otherwise: None,
+            joined: None,
+        }
+    }
+
+    fn leaf(slots: Vec<Slot>) -> Printer {
+        Printer {
+            slots,
+            learned_permille: 1000,
+            form_mask: 0,
+            forms: Vec::new(),
+            double_spaces: false,
+        }
+    }
+
+    const GUARD: u128 = 0xf000;
+    const REG: u128 = 0xff_0000;
+    const ROUND: u128 = 0x3 << 79;
+
+    fn guard() -> Slot {
+        slot(GUARD, &[(0, "@P0 "), (1, "@P1 "), (7, "")])
+    }
+
+    #[test]
+    fn a_guard_cut_in_pieces_takes_the_siblings_whole_guard_slot() {
+        // The form saw guards 0 and 1 only: "@" + "P" n + " F2FP".
+        let mut forms = vec![
+            (Key(0), leaf(vec![guard(), slot(0, &[(0, "F2FP ;")])])),
+            (
+                Key(1),
+                leaf(vec![
+                    slot(0, &[(0, "@")]),
+                    slot(GUARD, &[(0, "P0"), (1, "P1")]),
+                    slot(0, &[(0, " F2FP.RS ;")]),
+                ]),
+            ),
+        ];
+        let parts = vec![
+            vec![(0u128, "@P0 F2FP ;"), (0x7000, "F2FP ;")],
+            vec![(0u128, "@P0 F2FP.RS ;"), (0x1000, "@P1 F2FP.RS ;")],
+        ];
+        adopt_siblings(&mut forms, &parts);
+        let p = &forms[1].1;
+        assert_eq!(p.slots.len(), 2);
+        assert_eq!(p.slots[0].mask, GUARD);
+        assert_eq!(p.slots_text(0x7000), "F2FP.RS ;");
+        assert_eq!(p.slots_text(0x1000), "@P1 F2FP.RS ;");
+    }
+
+    #[test]
+    fn text_a_form_learned_by_heart_is_cut_where_the_siblings_slots_print() {
+        let mut forms = vec![
+            (
+                Key(0),
+                leaf(vec![
+                    guard(),
+                    slot(0, &[(0, "F2FP ")]),
+                    slot(REG, &[(0, "R0"), (1, "R1")]),
+                    slot(0, &[(0, ";")]),
+                ]),
+            ),
+            (Key(1), leaf(vec![slot(0, &[(0, "@P0 F2FP.RS R0;")])])),
+        ];
+        let parts = vec![
+            vec![(0u128, "@P0 F2FP R0;"), (0x1_1000, "@P1 F2FP R1;")],
+            vec![(0u128, "@P0 F2FP.RS R0;")],
+        ];
+        adopt_siblings(&mut forms, &parts);
+        let p = &forms[1].1;
+        let masks: Vec<u128> = p.slots.iter().map(|s| s.mask).collect();
+        assert_eq!(masks, vec![GUARD, 0, REG, 0]);
+        assert_eq!(p.slots_text(0x1_1000), "@P1 F2FP.RS R1;");
+    }
+
+    #[test]
+    fn bits_a_form_never_cut_go_where_the_answers_print_them() {
+        // The MERGE_C form's answers set bits 79-80 in one of three, and its printer has no
+        // slot for them; the PACK_AB form prints `.RZ` before the space.
+        let mut forms = vec![
+            (
+                Key(0),
+                leaf(vec![
+                    slot(0, &[(0, "F2FP.PACK_AB")]),
+                    slot(ROUND, &[(0, ""), (3, ".RZ")]),
+                    slot(0, &[(0, " ")]),
+                    slot(REG, &[(0, "R0"), (1, "R1")]),
+                ]),
+            ),
+            (
+                Key(1),
+                leaf(vec![
+                    slot(0, &[(0, "F2FP.MERGE_C ")]),
+                    slot(REG, &[(0, "R0"), (1, "R1")]),
+                ]),
+            ),
+        ];
+        let round = 3u128 << 79;
+        let parts = vec![
+            vec![(0u128, "F2FP.PACK_AB R0"), (round, "F2FP.PACK_AB.RZ R0")],
+            vec![
+                (0u128, "F2FP.MERGE_C R0"),
+                (0x1_0000, "F2FP.MERGE_C R1"),
+                (round, "F2FP.MERGE_C.RZ R0"),
+            ],
+        ];
+        adopt_siblings(&mut forms, &parts);
+        let p = &forms[1].1;
+        assert_eq!(p.slots_text(round | 0x1_0000), "F2FP.MERGE_C.RZ R1");
+        assert_eq!(right_count(&p.slots, &parts[1]), 3);
+    }
+
+    #[test]
+    fn an_empty_text_seen_at_one_value_is_not_placed() {
+        let mut forms = vec![
+            (
+                Key(0),
+                leaf(vec![
+                    slot(0, &[(0, "F2FP.PACK_AB")]),
+                    slot(ROUND, &[(0, ""), (3, ".RZ")]),
+                    slot(0, &[(0, " R0")]),
+                ]),
+            ),
+            (Key(1), leaf(vec![slot(0, &[(0, "F2FP.MERGE_C R0")])])),
+        ];
+        let parts = vec![
+            vec![
+                (0u128, "F2FP.PACK_AB R0"),
+                (3u128 << 79, "F2FP.PACK_AB.RZ R0"),
+            ],
+            vec![(0u128, "F2FP.MERGE_C R0")],
+        ];
+        adopt_siblings(&mut forms, &parts);
+        assert_eq!(forms[1].1.slots.len(), 1);
+    }
+}
