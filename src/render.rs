@@ -22,7 +22,7 @@ enum ModSource {
 }
 
 /// How one atomic operand prints.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct AtomPlan {
     kind: OperandKind,
     /// The `operand N` field, if the layout has one.
@@ -379,7 +379,8 @@ impl Renderer {
     pub fn new(codec: &Codec) -> Renderer {
         let mut texts = Texts::default();
         // Atoms that print alike share one table, worked out once.
-        let mut shared: std::collections::HashMap<String, Option<usize>> = Default::default();
+        let mut shared: rustc_hash::FxHashMap<(AtomPlan, u32, bool), Option<usize>> =
+            Default::default();
         let mut atom_tables: Vec<Vec<Piece>> = Vec::new();
         let plans = codec
             .tables
@@ -968,18 +969,14 @@ fn value_texts(v: &Variant, i: usize, text: impl Fn(&[u64]) -> String) -> Vec<St
 
 /// What the texts of [`atom_texts`] depend on: the atom's plan but for its field's index,
 /// and the field's width and context (`None` when the atom has no field).
-fn atom_key(v: &Variant, a: &AtomPlan) -> Option<String> {
+fn atom_key(v: &Variant, a: &AtomPlan) -> Option<(AtomPlan, u32, bool)> {
     let f = a.field?;
     let plan = AtomPlan {
         field: Some(0),
         table: None,
         ..a.clone()
     };
-    Some(format!(
-        "{plan:?} {} {}",
-        v.fields[f].width(),
-        v.fields[f].context.is_empty()
-    ))
+    Some((plan, v.fields[f].width(), v.fields[f].context.is_empty()))
 }
 
 /// What `atom` writes, with no suffix, for every value of the atom's field, and whether it
