@@ -944,8 +944,17 @@ fn load_words_view(specs: &Path, view: &ViewArgs, arch: Arch) -> Result<(Codec, 
         None
     };
     if let Some(name) = bundled {
-        let tables = load_some_tables(&[specs.to_path_buf()], None)?;
-        if let Some(v) = load::bundled_arch_view(arch, &tables, name)? {
+        // The tables, which only confirm that the view names their variants, are parsed while
+        // the arch's view is; errors as from `load::bundled_arch_view` after the tables.
+        let (tables, view) = rayon::join(
+            || load_some_tables(&[specs.to_path_buf()], None),
+            || load::parse_bundled_arch(arch, name),
+        );
+        let tables = tables?;
+        if !load::PARTS.is_empty() {
+            load::check_bundled_keys(&tables, name)?;
+        }
+        if let Some(v) = view? {
             if v.tables.is_empty() {
                 return Err(no_table(&v.archs));
             }

@@ -55,6 +55,15 @@ pub fn bundled_arch_view(
     if PARTS.is_empty() {
         return Ok(None);
     }
+    check_bundled_keys(tables, name)?;
+    parse_bundled_arch(arch, name)
+}
+
+/// Whether the bundled view names the variants of `tables` (matched by the last two
+/// components of their paths, in order), as [`bundled_arch_view`] checks them; an error
+/// naming `name` when not. Apart from [`parse_bundled_arch`] so that a caller can parse the
+/// tables and the view at the same time.
+pub fn check_bundled_keys(tables: &[Table], name: &Path) -> Result<(), ResolvedError> {
     let tail = |p: &str| -> String {
         let parts: Vec<&str> = p.rsplit(['/', '\\']).take(2).collect();
         parts.into_iter().rev().collect::<Vec<_>>().join("/")
@@ -73,6 +82,17 @@ pub fn bundled_arch_view(
             message: "its variants differ from the tables loaded".into(),
         });
     }
+    Ok(())
+}
+
+/// The bundled resolved view restricted to `arch`, unchecked (see [`check_bundled_keys`]):
+/// the arch's tables and their learned reading parsed from their compact JSON, every part on
+/// its own core (rayon). `None` when the view was not split (build.rs).
+pub fn parse_bundled_arch(arch: Arch, name: &Path) -> Result<Option<ArchView>, ResolvedError> {
+    use rayon::prelude::*;
+    if PARTS.is_empty() {
+        return Ok(None);
+    }
     let json = |e: serde_json::Error| ResolvedError::Json {
         path: name.to_path_buf(),
         line: e.line(),
@@ -82,13 +102,28 @@ pub fn bundled_arch_view(
     let mut archs: Vec<Arch> = PARTS.iter().filter_map(arch_of).collect();
     archs.sort();
     archs.dedup();
-    let mut set: ResolvedSet = serde_json::from_str(SKELETON).map_err(json)?;
+    let ours: Vec<&Part> = PARTS.iter().filter(|p| arch_of(p) == Some(arch)).collect();
+    // Tables and models parsed side by side; errors reported in file order, as one by one.
+    let (skeleton, parts) = rayon::join(
+        || serde_json::from_str::<ResolvedSet>(SKELETON),
+        || {
+            ours.par_iter()
+                .map(|p| {
+                    let (table, model) = rayon::join(
+                        || serde_json::from_str::<Table>(p.table),
+                        || p.model.map(serde_json::from_str::<TableModel>).transpose(),
+                    );
+                    (table, model)
+                })
+                .collect::<Vec<_>>()
+        },
+    );
+    let mut set = skeleton.map_err(json)?;
     let mut models: Vec<TableModel> = Vec::new();
-    for p in PARTS.iter().filter(|p| arch_of(p) == Some(arch)) {
-        set.tables
-            .push(serde_json::from_str(p.table).map_err(json)?);
-        if let Some(m) = p.model {
-            models.push(serde_json::from_str(m).map_err(json)?);
+    for (table, model) in parts {
+        set.tables.push(table.map_err(json)?);
+        if let Some(m) = model.map_err(json)? {
+            models.push(m);
         }
     }
     let model = match models.len() {

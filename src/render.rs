@@ -22,7 +22,7 @@ enum ModSource {
 }
 
 /// How one atomic operand prints.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct AtomPlan {
     kind: OperandKind,
     /// The `operand N` field, if the layout has one.
@@ -316,6 +316,19 @@ pub struct Piece {
     shown: bool,
 }
 
+impl Piece {
+    /// The piece widened to the `n` bytes before it (`n` <= 2): `, t` (2) or ` t` (1) of a
+    /// piece [`Texts::add_after_comma`] gave.
+    #[inline]
+    fn after(self, n: u32) -> Piece {
+        Piece {
+            at: self.at - n,
+            len: self.len + n,
+            shown: self.shown,
+        }
+    }
+}
+
 /// The renderer's texts, each stored once, back to back, with [`PAD`] bytes after the last.
 #[derive(Debug, Default)]
 pub struct Texts {
@@ -340,6 +353,18 @@ impl Texts {
             }
         };
         Piece { shown, ..p }
+    }
+
+    /// The piece holding `t` (added when new) stored right after `, ` in the arena, so that
+    /// [`Piece::after`] can widen it to `, t` or ` t` (what the renderer writes for a tabled
+    /// operand after the one before it, or first).
+    fn add_after_comma(&mut self, t: &str, shown: bool) -> Piece {
+        let p = self.add(&format!(", {t}"), shown);
+        Piece {
+            at: p.at + 2,
+            len: p.len - 2,
+            shown,
+        }
     }
 
     /// Pads the arena so that every piece can be read as one block.
@@ -379,7 +404,8 @@ impl Renderer {
     pub fn new(codec: &Codec) -> Renderer {
         let mut texts = Texts::default();
         // Atoms that print alike share one table, worked out once.
-        let mut shared: std::collections::HashMap<String, Option<usize>> = Default::default();
+        let mut shared: rustc_hash::FxHashMap<(AtomPlan, u32, bool), Option<usize>> =
+            Default::default();
         let mut atom_tables: Vec<Vec<Piece>> = Vec::new();
         let plans = codec
             .tables
@@ -395,8 +421,11 @@ impl Renderer {
                             };
                             a.table = *shared.entry(key).or_insert_with(|| {
                                 let all = atom_texts(v, a)?;
-                                atom_tables
-                                    .push(all.iter().map(|(t, s)| texts.add(t, *s)).collect());
+                                atom_tables.push(
+                                    all.iter()
+                                        .map(|(t, s)| texts.add_after_comma(t, *s))
+                                        .collect(),
+                                );
                                 Some(atom_tables.len() - 1)
                             });
                         }
@@ -489,6 +518,16 @@ impl Renderer {
         }
         let mut first = true;
         for op in &v.signature.operands {
+            if let SigOperand::Plain(i) = op
+                && let Some(piece) = self.tabled(&p.atoms[*i], vals)
+            {
+                // `, ` or ` ` and the text in one piece; an operand not written writes nothing.
+                if piece.shown {
+                    out.push_piece(texts, piece.after(if first { 1 } else { 2 }));
+                    first = false;
+                }
+                continue;
+            }
             let start = out.len();
             out.push_str(if first { " " } else { ", " });
             let printed = match op {
@@ -526,16 +565,19 @@ impl Renderer {
     /// An atom with no suffix: its table's text when it has one (as `atom` writes it).
     #[inline]
     fn plain_atom<O: TextOut + ?Sized>(&self, a: &AtomPlan, vals: &[u64], out: &mut O) -> bool {
-        if let (Some(t), Some(f)) = (a.table, a.field)
-            && let Some(&piece) = self
-                .atom_tables
-                .get(t)
-                .and_then(|t| t.get(vals[f] as usize))
-        {
+        if let Some(piece) = self.tabled(a, vals) {
             out.push_piece(&self.texts, piece);
             return piece.shown;
         }
         atom(a, vals, None, out)
+    }
+
+    /// The text of an atom with no suffix from its table (`None` when it has none or its
+    /// value is past it): what `atom` writes, and whether it writes the operand at all.
+    #[inline]
+    fn tabled(&self, a: &AtomPlan, vals: &[u64]) -> Option<Piece> {
+        let (t, f) = (a.table?, a.field?);
+        self.atom_tables.get(t)?.get(vals[f] as usize).copied()
     }
 
     /// Renders the word of `id` with the given field values.
@@ -968,18 +1010,14 @@ fn value_texts(v: &Variant, i: usize, text: impl Fn(&[u64]) -> String) -> Vec<St
 
 /// What the texts of [`atom_texts`] depend on: the atom's plan but for its field's index,
 /// and the field's width and context (`None` when the atom has no field).
-fn atom_key(v: &Variant, a: &AtomPlan) -> Option<String> {
+fn atom_key(v: &Variant, a: &AtomPlan) -> Option<(AtomPlan, u32, bool)> {
     let f = a.field?;
     let plan = AtomPlan {
         field: Some(0),
         table: None,
         ..a.clone()
     };
-    Some(format!(
-        "{plan:?} {} {}",
-        v.fields[f].width(),
-        v.fields[f].context.is_empty()
-    ))
+    Some((plan, v.fields[f].width(), v.fields[f].context.is_empty()))
 }
 
 /// What `atom` writes, with no suffix, for every value of the atom's field, and whether it
@@ -1261,6 +1299,43 @@ fn find_seq(mods: &[String], name: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every variant's swept words print the same through the atom tables (each operand and
+    /// its `, ` or ` ` in one piece, an operand left out writing nothing) as through `atom`,
+    /// the general path, and the same into a `TextBuf` as into a `String`: the bundled tables
+    /// and the bundled resolved view of each arch.
+    #[test]
+    fn tabled_operands_print_as_the_general_path_does() {
+        let tables = crate::spec::bundled_tables().unwrap();
+        let mut codecs = vec![Codec::new(tables.clone()).unwrap()];
+        for arch in Codec::new(tables.clone()).unwrap().archs() {
+            let name = std::path::Path::new("resolved/tables.json");
+            if let Some(view) = crate::load::bundled_arch_view(arch, &tables, name).unwrap() {
+                codecs.push(Codec::new(view.tables).unwrap());
+            }
+        }
+        let mut checked = 0;
+        for codec in &codecs {
+            let r = Renderer::new(codec);
+            let mut general = Renderer::new(codec);
+            general.atom_tables.clear();
+            for id in codec.ids() {
+                let v = codec.variant(id);
+                for w in crate::codec::sweep_words(v, 64, 7) {
+                    let Some(d) = codec.decode_as(id, w) else {
+                        continue;
+                    };
+                    let text = r.render(codec, &d);
+                    assert_eq!(text, general.render(codec, &d), "{} {w}", v.key);
+                    let mut buf = TextBuf::new();
+                    r.render_buf(codec, &d, &mut buf);
+                    assert_eq!(buf.as_bytes(), text.as_bytes(), "{} {w}", v.key);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 
     #[test]
     fn a_learned_semicolon_ends_a_printers_text() {

@@ -5,7 +5,6 @@ use super::{Codec, Decoded, VariantId, Word, bit_list, modifier_name};
 use crate::arch::Arch;
 use crate::spec::{Field, ModifierName, Table, Variant};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// What the tables say of a word (precedence: ambiguous, invalid modifier, undescribed bits,
 /// valid; reserved bit and no variant when nothing matches).
@@ -236,7 +235,7 @@ impl VerdictPlans {
     /// Plans every variant of `tables`.
     pub(super) fn build(tables: &[Table]) -> VerdictPlans {
         type LayoutKey<'a> = (u128, u128, Vec<&'a [crate::spec::BitRange]>);
-        let mut layouts: HashMap<LayoutKey<'_>, u32> = HashMap::new();
+        let mut layouts: rustc_hash::FxHashMap<LayoutKey<'_>, u32> = Default::default();
         let plans = tables
             .iter()
             .map(|t| {

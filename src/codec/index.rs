@@ -8,7 +8,8 @@
 //! reaches holds every variant whose fixed bits can match that word.
 
 use super::VariantId;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 
 /// One variant as the index sees it: its id and its fixed bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,7 +134,7 @@ pub(super) struct Index {
 /// those the candidates fix) share one subtree.
 struct Builder {
     ix: Index,
-    shared: HashMap<(Vec<VariantId>, u128), u32>,
+    shared: FxHashMap<(Vec<VariantId>, u128), u32>,
 }
 
 impl Builder {
@@ -199,7 +200,7 @@ impl Index {
         };
         let mut b = Builder {
             ix,
-            shared: HashMap::new(),
+            shared: FxHashMap::default(),
         };
         b.ix.root = b.add(all, 0);
         let mut ix = b.ix;

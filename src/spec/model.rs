@@ -272,7 +272,7 @@ pub struct RegSlot {
 }
 
 /// Kind of one atomic operand of the signature.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum OperandKind {
     /// `P`: predicate register (P0..P6, PT = 7).
     Pred,
