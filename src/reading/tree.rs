@@ -42,7 +42,29 @@ pub enum Tree {
         /// Subtree for values in `values`.
         one: Box<Tree>,
     },
+    /// `if the `width` word bits from `lo` up are all ones { one } else { zero }`: a register
+    /// field at its highest value (`RZ` in 8 bits, `URZ` in 6, `PT` in 3), which nvdisasm
+    /// reads as another variant (SM80 ALD: an address register at `RZ` is the immediate form
+    /// `a[0x10]`, any other `a[R249+0x10]`). Single-bit tests need every bit of the run on
+    /// the path, and answers with a register just below the top (R249, R251) are too rare to
+    /// learn them from.
+    Ones {
+        /// Lowest word bit of the run.
+        lo: u8,
+        /// Bits in the run, 3..=[`MAX_RUN_WIDTH`].
+        width: u8,
+        /// Subtree for a run not all ones.
+        zero: Box<Tree>,
+        /// Subtree for a run all ones.
+        one: Box<Tree>,
+    },
 }
+
+/// Widest run a [`Tree::Ones`] node tests (a register field).
+pub const MAX_RUN_WIDTH: u8 = 8;
+
+/// Narrowest run a [`Tree::Ones`] node tests (a predicate field).
+pub const MIN_RUN_WIDTH: u8 = 3;
 
 /// Most bits a [`Tree::Field`] node tests: runs of 2..=4 adjacent bits, and any two bits.
 pub const MAX_FIELD_WIDTH: usize = 4;
@@ -51,22 +73,43 @@ pub const MAX_FIELD_WIDTH: usize = 4;
 pub const MAX_DEPTH: usize = 12;
 
 impl Tree {
-    /// Learns a tree of single-bit tests from (word, class) samples; `None` when there are
-    /// no samples. Bits that every sample has equal are never tested; ties in gain go to the
-    /// lowest bit.
+    /// Learns a tree of single-bit tests and of runs of adjacent bits all ones
+    /// ([`Tree::Ones`], taken only where one gains strictly more than every single bit) from
+    /// (word, class) samples; `None` when there are no samples. Bits that every sample has
+    /// equal are never tested; ties in gain go to the lowest bit.
     pub fn learn(samples: &[(u128, u16)]) -> Option<Tree> {
-        Self::learn_with(samples, false)
+        if samples.is_empty() {
+            return None;
+        }
+        let mut idx: Vec<usize> = (0..samples.len()).collect();
+        Some(grow(
+            samples,
+            &mut idx,
+            0,
+            Tests {
+                fields: false,
+                runs: true,
+            },
+        ))
     }
 
-    /// As [`Tree::learn`], and with `fields` also tests of runs of 2..=[`MAX_FIELD_WIDTH`]
-    /// adjacent bits and of any two bits ([`Tree::Field`]), taken only where one gains
-    /// strictly more than every single bit.
+    /// A tree of single-bit tests and, with `fields`, tests of runs of
+    /// 2..=[`MAX_FIELD_WIDTH`] adjacent bits and of any two bits ([`Tree::Field`]), taken only
+    /// where one gains strictly more than every single bit.
     pub fn learn_with(samples: &[(u128, u16)], fields: bool) -> Option<Tree> {
         if samples.is_empty() {
             return None;
         }
         let mut idx: Vec<usize> = (0..samples.len()).collect();
-        Some(grow(samples, &mut idx, 0, fields))
+        Some(grow(
+            samples,
+            &mut idx,
+            0,
+            Tests {
+                fields,
+                runs: false,
+            },
+        ))
     }
 
     /// The class of `word`.
@@ -82,6 +125,12 @@ impl Tree {
                     zero,
                     one,
                 } => (values >> value_of(word, bits) & 1 == 1, zero, one),
+                Tree::Ones {
+                    lo,
+                    width,
+                    zero,
+                    one,
+                } => (all_ones(word, *lo, *width), zero, one),
             };
             t = if go_one { one } else { zero };
         }
@@ -95,6 +144,12 @@ impl Tree {
             Tree::Field {
                 bits, zero, one, ..
             } => bits.iter().fold(0, |m, b| m | 1u128 << b) | zero.bits() | one.bits(),
+            Tree::Ones {
+                lo,
+                width,
+                zero,
+                one,
+            } => run_mask(*lo, *width) | zero.bits() | one.bits(),
         }
     }
 
@@ -102,9 +157,9 @@ impl Tree {
     pub fn leaves(&self) -> usize {
         match self {
             Tree::Leaf { .. } => 1,
-            Tree::Split { zero, one, .. } | Tree::Field { zero, one, .. } => {
-                zero.leaves() + one.leaves()
-            }
+            Tree::Split { zero, one, .. }
+            | Tree::Field { zero, one, .. }
+            | Tree::Ones { zero, one, .. } => zero.leaves() + one.leaves(),
         }
     }
 }
@@ -119,12 +174,28 @@ impl Tree {
     }
 
     fn walk(&self, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, u16, u32)>) {
+        if let Tree::Ones {
+            lo,
+            width,
+            zero,
+            one,
+        } = self
+        {
+            let name = format!("bits {}-{}", lo, lo + width - 1);
+            for (t, test) in [(zero, "not all ones"), (one, "all ones")] {
+                path.push(format!("{name} {test}"));
+                t.walk(path, out);
+                path.pop();
+            }
+            return;
+        }
         let (zero, one, name, width, values) = match self {
             Tree::Leaf { class, support } => {
                 out.push((path.clone(), *class, *support));
                 return;
             }
             Tree::Split { bit, zero, one } => (zero, one, format!("bit {bit}"), 1, 2u16),
+            Tree::Ones { .. } => return,
             Tree::Field {
                 bits,
                 values,
@@ -156,6 +227,17 @@ impl Tree {
         one.walk(path, out);
         path.pop();
     }
+}
+
+/// The mask of `width` bits from `lo` up.
+fn run_mask(lo: u8, width: u8) -> u128 {
+    ((1u128 << width) - 1) << lo
+}
+
+/// Whether the `width` bits of `word` from `lo` up are all ones.
+fn all_ones(word: u128, lo: u8, width: u8) -> bool {
+    let m = run_mask(lo, width);
+    word & m == m
 }
 
 /// The value of `bits` in `word` (bit `bits[i]` has weight 2^i).
@@ -199,7 +281,16 @@ fn leaf(counts: &[u32], n: usize) -> Tree {
     }
 }
 
-fn grow(samples: &[(u128, u16)], idx: &mut [usize], depth: usize, fields: bool) -> Tree {
+/// Which tests besides single bits a tree may take.
+#[derive(Clone, Copy)]
+struct Tests {
+    /// [`Tree::Field`] tests.
+    fields: bool,
+    /// [`Tree::Ones`] tests.
+    runs: bool,
+}
+
+fn grow(samples: &[(u128, u16)], idx: &mut [usize], depth: usize, tests: Tests) -> Tree {
     let counts = class_counts(samples, idx);
     let n = idx.len() as u32;
     if counts.iter().filter(|&&c| c > 0).count() <= 1 || depth >= MAX_DEPTH {
@@ -209,8 +300,10 @@ fn grow(samples: &[(u128, u16)], idx: &mut [usize], depth: usize, fields: bool) 
     let bit = best_bit(samples, idx, &counts, h);
     // A bit that leaves every side pure cannot be beaten.
     let perfect = bit.is_some_and(|(g, _)| g >= h - 1e-9);
-    let field = if fields && !perfect {
+    let field = if tests.fields && !perfect {
         best_field(samples, idx, &counts, h)
+    } else if tests.runs && !perfect {
+        best_run(samples, idx, &counts, h)
     } else {
         None
     };
@@ -228,12 +321,18 @@ fn grow(samples: &[(u128, u16)], idx: &mut [usize], depth: usize, fields: bool) 
             zero,
             one,
         },
+        Test::Ones { lo, width } => Tree::Ones {
+            lo,
+            width,
+            zero,
+            one,
+        },
     };
     let split = partition(idx, |i| test.goes_one(samples[i].0));
     let (zero, one) = idx.split_at_mut(split);
     node(
-        Box::new(grow(samples, zero, depth + 1, fields)),
-        Box::new(grow(samples, one, depth + 1, fields)),
+        Box::new(grow(samples, zero, depth + 1, tests)),
+        Box::new(grow(samples, one, depth + 1, tests)),
     )
 }
 
@@ -247,6 +346,10 @@ enum Test {
         n: u8,
         values: u16,
     },
+    Ones {
+        lo: u8,
+        width: u8,
+    },
 }
 
 impl Test {
@@ -256,6 +359,7 @@ impl Test {
             Test::Field { bits, n, values } => {
                 values >> value_of(word, &bits[..n as usize]) & 1 == 1
             }
+            Test::Ones { lo, width } => all_ones(word, lo, width),
         }
     }
 
@@ -353,6 +457,32 @@ fn best_field(
                 hist[(w >> lo & low) as usize * k + c as usize] += 1;
             }
             consider(&bits, &hist);
+        }
+    }
+    best.filter(|(g, _)| *g > 1e-9)
+}
+
+/// The run of [`MIN_RUN_WIDTH`]..=[`MAX_RUN_WIDTH`] adjacent bits whose all-ones test gains
+/// most above zero (ties to the widest, then the lowest: a register field at all ones is the
+/// whole field, where its top bits alone are all ones in every answer that shows them):
+/// (gain, test).
+fn best_run(samples: &[(u128, u16)], idx: &[usize], counts: &[u32], h: f64) -> Option<(f64, Test)> {
+    let n = idx.len() as u32;
+    let mut best: Option<(f64, Test)> = None;
+    for width in (MIN_RUN_WIDTH..=MAX_RUN_WIDTH).rev() {
+        for lo in 0..=(128 - width) {
+            let mut c1 = vec![0u32; counts.len()];
+            for &i in idx {
+                if all_ones(samples[i].0, lo, width) {
+                    c1[samples[i].1 as usize] += 1;
+                }
+            }
+            let Some(gain) = split_gain(counts, &c1, n, h) else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|(g, _)| gain > g + 1e-12) {
+                best = Some((gain, Test::Ones { lo, width }));
+            }
         }
     }
     best.filter(|(g, _)| *g > 1e-9)
@@ -578,6 +708,42 @@ mod tests {
         assert_eq!(four.paths()[0].0[0].matches(',').count(), 3 + 14);
         assert_eq!(four.classify(0xf << 24), 1);
         assert_eq!(four.classify(0x7 << 24), 0);
+    }
+
+    #[test]
+    fn a_register_field_at_its_highest_value_is_one_run_node() {
+        // Class 1 (the immediate form) iff bits 24-31 are all ones (RZ), as nvdisasm reads
+        // SM80 ALD's address register: a third of the words at RZ, the others below R248;
+        // none with R249 or R251, which a tree of single bits (or of bits 27-31 alone, all
+        // ones in the same answers) then misreads.
+        let s: Vec<(u128, u16)> = words(600, 0x5151)
+            .into_iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let reg = if i % 3 == 0 {
+                    0xff
+                } else {
+                    (w >> 24 & 0xff) % 0xf8
+                };
+                let w = w & !(0xffu128 << 24) | reg << 24;
+                (w, u16::from(reg == 0xff))
+            })
+            .collect();
+        let t = Tree::learn(&s).unwrap();
+        assert_eq!(t.leaves(), 2);
+        assert_eq!(t.bits(), 0xffu128 << 24);
+        assert_eq!(t.classify(0xf9u128 << 24), 0);
+        assert_eq!(t.classify(0xfbu128 << 24), 0);
+        assert_eq!(t.classify(0xffu128 << 24 | 1 << 100), 1);
+        let paths: Vec<String> = t
+            .paths()
+            .into_iter()
+            .map(|(p, _, _)| p.join(", "))
+            .collect();
+        assert_eq!(
+            paths,
+            vec!["bits 24-31 not all ones", "bits 24-31 all ones"]
+        );
     }
 
     #[test]
