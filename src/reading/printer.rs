@@ -3941,7 +3941,7 @@ fn try_rule<'a>(
             .entry((pre, suf))
             .or_default() += 1;
     }
-    let (hits, list, unseen) = affix_list(affixes);
+    let (hits, list, unseen) = affix_list(&affixes);
     if hits == 0 {
         return None;
     }
@@ -6057,17 +6057,15 @@ type AffixTally<'a> = HashMap<(u128, bool), HashMap<(&'a str, &'a str), usize>>;
 
 /// The most common (prefix, suffix) per (other bits, sign), sorted, how many values they
 /// explain, and the affixes of a key never learned ([`NumberRule::unseen`]).
-fn affix_list(affixes: AffixTally) -> (usize, KeyedAffixes, Vec<Affixes>) {
+fn affix_list(affixes: &AffixTally) -> (usize, KeyedAffixes, Vec<Affixes>) {
     let hits: usize = affixes
         .values()
         .map(|m| m.values().max().copied().unwrap_or(0))
         .sum();
     let mut list: KeyedAffixes = affixes
-        .into_iter()
-        .filter_map(|((k, neg), m)| {
-            let ((p, s), _) = m
-                .into_iter()
-                .max_by_key(|(a, c)| (*c, std::cmp::Reverse(*a)))?;
+        .iter()
+        .filter_map(|(&(k, neg), m)| {
+            let ((p, s), _) = m.iter().max_by_key(|&(a, c)| (*c, std::cmp::Reverse(*a)))?;
             Some((Key(k), neg, p.to_string(), s.to_string()))
         })
         .collect();
@@ -6084,40 +6082,81 @@ fn affix_list(affixes: AffixTally) -> (usize, KeyedAffixes, Vec<Affixes>) {
 fn nearby_affixes(list: &[(Key, bool, String, String)]) -> (Key, KeyedAffixes) {
     let all = list.iter().fold(0u128, |m, e| m | e.0.0);
     let keys: HashSet<(u128, bool)> = list.iter().map(|e| (e.0.0, e.1)).collect();
+    let ranks = affix_ranks(list);
+    let mut scratch = Vec::with_capacity(list.len());
     let (mut bits, mut groups) = (0u128, Vec::new());
     for b in bits_of(all) {
         let paired = keys.iter().any(|&(k, s)| keys.contains(&(k ^ b, s)));
-        if let Some(g) = paired.then(|| nearby_groups(list, bits | b)).flatten() {
+        if paired && let Some(g) = nearby_groups(list, &ranks, bits | b, &mut scratch) {
             bits |= b;
             groups = g;
         }
     }
+    let groups = groups
+        .into_iter()
+        .map(|(k, s, i)| {
+            let (_, _, p, x) = &list[i];
+            (Key(k), s, p.clone(), x.clone())
+        })
+        .collect();
     (Key(bits), groups)
 }
 
-/// (key with some bits cleared, negative) -> (prefix, suffix) -> how many learned keys, in key
-/// order ([`nearby_groups`]).
-type KeyGroups<'a> = BTreeMap<(u128, bool), HashMap<(&'a str, &'a str), usize>>;
-
-/// The learned keys grouped by their bits outside `cleared` (and sign), each group's commonest
-/// affixes; `None` when a group's commonest prints on fewer than [`DOMINANT_AFFIX_PERCENT`] of
-/// its keys.
-fn nearby_groups(list: &[(Key, bool, String, String)], cleared: u128) -> Option<KeyedAffixes> {
-    let mut groups: KeyGroups = BTreeMap::new();
-    for (k, s, p, x) in list {
-        *groups
-            .entry((k.0 & !cleared, *s))
-            .or_default()
-            .entry((p.as_str(), x.as_str()))
-            .or_default() += 1;
-    }
-    groups
-        .into_iter()
-        .map(|((k, s), m)| {
-            let (p, x) = dominant(m)?;
-            Some((Key(k), s, p.to_string(), x.to_string()))
+/// Per entry of `list`, the rank of its (prefix, suffix) pair among the list's distinct
+/// pairs in string order: [`nearby_groups`] counts and compares ranks where it compared the
+/// strings (the order, and so every tie-break, is the same).
+fn affix_ranks(list: &[(Key, bool, String, String)]) -> Vec<u32> {
+    let mut pairs: Vec<(&str, &str)> = list.iter().map(|e| (e.2.as_str(), e.3.as_str())).collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    list.iter()
+        .map(|e| {
+            let at = pairs.binary_search(&(e.2.as_str(), e.3.as_str()));
+            at.unwrap_or_default() as u32
         })
         .collect()
+}
+
+/// A group of [`nearby_groups`]: its key (the cleared bits at 0), its sign, and the index in
+/// the list of an entry holding the group's dominant affixes.
+type NearbyGroup = (u128, bool, usize);
+
+/// The learned keys grouped by their bits outside `cleared` (and sign), in key order, each
+/// group's commonest affixes (ties to the least pair, by `ranks`: [`affix_ranks`]); `None`
+/// when a group's commonest prints on fewer than [`DOMINANT_AFFIX_PERCENT`] of its keys.
+/// `scratch` is a buffer the caller keeps between calls. Sorting (key, sign, rank) triples
+/// gives the groups in the order of the (key, sign) map this was, and each group's pairs in
+/// string order, with no string hashed or copied.
+fn nearby_groups(
+    list: &[(Key, bool, String, String)],
+    ranks: &[u32],
+    cleared: u128,
+    scratch: &mut Vec<(u128, bool, u32, usize)>,
+) -> Option<Vec<NearbyGroup>> {
+    scratch.clear();
+    scratch.extend(
+        list.iter()
+            .zip(ranks)
+            .enumerate()
+            .map(|(i, ((k, s, _, _), &r))| (k.0 & !cleared, *s, r, i)),
+    );
+    scratch.sort_unstable();
+    let mut out = Vec::new();
+    for group in scratch.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        // Runs of one rank, in rank order: the first of the longest wins.
+        let mut best: Option<(usize, usize)> = None;
+        for run in group.chunk_by(|a, b| a.2 == b.2) {
+            if best.is_none_or(|(c, _)| run.len() > c) {
+                best = Some((run.len(), run[0].3));
+            }
+        }
+        let (c, i) = best?;
+        if c * 100 < group.len() * DOMINANT_AFFIX_PERCENT {
+            return None;
+        }
+        out.push((group[0].0, group[0].1, i));
+    }
+    Some(out)
 }
 
 /// The affix pair counted most in `count` (ties to the smallest), where it is at least
@@ -6172,14 +6211,43 @@ fn try_float(
     table: &BTreeMap<u128, &str>,
     groups: &[u128],
 ) -> Option<(usize, NumberRule)> {
-    let mut best: Option<(usize, NumberRule)> = None;
-    for (rule, hits) in float_probes(mask, 0, table, groups) {
+    let mut best: Option<(usize, &FloatProbe)> = None;
+    let probes = float_probes(mask, 0, table, groups);
+    for (probe, hits) in &probes {
         let total = hits.values().sum();
         if total > 0 && best.as_ref().is_none_or(|(h, _)| total > *h) {
-            best = Some((total, rule));
+            best = Some((total, probe));
         }
     }
-    best
+    best.map(|(h, probe)| (h, probe.rule()))
+}
+
+/// One float reading [`float_probes`] tries: the rule without affixes, and its tallies of
+/// affixes around printed numbers and around float names. The affixes are chosen
+/// ([`FloatProbe::rule`]) only for the readings a caller keeps: choosing them does not change
+/// a reading's hits, and most readings are dropped.
+struct FloatProbe<'t> {
+    probe: NumberRule,
+    affixes: AffixTally<'t>,
+    special: AffixTally<'t>,
+}
+
+impl FloatProbe<'_> {
+    /// The reading's rule with its affixes ([`affix_list`]) and the affixes of keys never
+    /// learned ([`nearby_affixes`]): the rule as it was when every probe was completed.
+    fn rule(&self) -> NumberRule {
+        let (_, list, unseen) = affix_list(&self.affixes);
+        let (_, special_list, _) = affix_list(&self.special);
+        let (nearby_bits, nearby) = nearby_affixes(&list);
+        NumberRule {
+            affixes: list,
+            unseen,
+            nearby_bits,
+            nearby,
+            special_affixes: special_list,
+            ..self.probe.clone()
+        }
+    }
 }
 
 /// [`try_float`] where the `ctx` bits of `mask` (a group outside the number) pick the
@@ -6204,6 +6272,9 @@ fn try_float_in(
     values.sort_unstable();
     values.dedup();
     let mut alts = Vec::new();
+    // Each reading kept, with its nearby affixes worked out once.
+    let mut kept: HashMap<usize, NumberRule> = HashMap::default();
+    let mut keep = |i: usize| kept.entry(i).or_insert_with(|| probes[i].0.rule()).clone();
     for c in values {
         let of = |i: usize| probes[i].1.get(&c).copied().unwrap_or(0);
         let mut pick = first;
@@ -6213,10 +6284,10 @@ fn try_float_in(
             }
         }
         if pick != first {
-            alts.push((Key(c), probes[pick].0.clone()));
+            alts.push((Key(c), keep(pick)));
         }
     }
-    let mut rule = probes[first].0.clone();
+    let mut rule = keep(first);
     if !alts.is_empty() {
         rule.alt_context = ctx;
         rule.alts = alts;
@@ -6226,12 +6297,13 @@ fn try_float_in(
 
 /// Every float reading [`try_float`] tries for the slot (`mask` less the `ctx` bits), each
 /// with its affixes and, per value of the `ctx` bits (packed), the values it prints right.
-fn float_probes(
+/// Each reading's affixes are left to [`FloatProbe::rule`], for the readings a caller keeps.
+fn float_probes<'t>(
     mask: u128,
     ctx: u128,
-    table: &BTreeMap<u128, &str>,
+    table: &BTreeMap<u128, &'t str>,
     groups: &[u128],
-) -> Vec<(NumberRule, HashMap<u128, usize>)> {
+) -> Vec<(FloatProbe<'t>, HashMap<u128, usize>)> {
     // A slot no text of which holds a float's token (a decimal number or a float's name)
     // prints none: nothing to probe (most slots: registers, predicates, modifiers).
     if !table.values().any(|t| holds_float_token(t)) {
@@ -6317,17 +6389,17 @@ fn float_probes(
             if !t.bytes().any(|b| b.is_ascii_digit()) {
                 continue;
             }
-            let f = crate::spec::printer::format_float(x);
-            let Some(pos) = t.find(&f) else { continue };
+            let found = crate::spec::printer::with_float_text(x, |f| Some((t.find(f)?, f.len())));
+            let Some((pos, len)) = found else { continue };
             // A short number ("0", "1") is found in almost any text: require a boundary.
-            let after = t[pos + f.len()..].chars().next();
+            let after = t[pos + len..].chars().next();
             if after.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == 'e') {
                 continue;
             }
             *affixes
                 .entry(key)
                 .or_default()
-                .entry((&t[..pos], &t[pos + f.len()..]))
+                .entry((&t[..pos], &t[pos + len..]))
                 .or_default() += 1;
         }
         // Hits per value of `ctx`: each (other bits, sign)'s most common affixes.
@@ -6336,17 +6408,11 @@ fn float_probes(
             let c = pext(deposit(*other, mask & !num & !unread), ctx);
             *hits.entry(c).or_default() += m.values().max().copied().unwrap_or(0);
         }
-        let (_, list, unseen) = affix_list(affixes);
-        let (_, special_list, _) = affix_list(special);
-        let (nearby_bits, nearby) = nearby_affixes(&list);
         out.push((
-            NumberRule {
-                affixes: list,
-                unseen,
-                nearby_bits,
-                nearby,
-                special_affixes: special_list,
-                ..probe
+            FloatProbe {
+                probe,
+                affixes,
+                special,
             },
             hits,
         ));

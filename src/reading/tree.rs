@@ -78,38 +78,26 @@ impl Tree {
     /// (word, class) samples; `None` when there are no samples. Bits that every sample has
     /// equal are never tested; ties in gain go to the lowest bit.
     pub fn learn(samples: &[(u128, u16)]) -> Option<Tree> {
-        if samples.is_empty() {
-            return None;
-        }
-        let mut idx: Vec<usize> = (0..samples.len()).collect();
-        Some(grow(
+        grown(
             samples,
-            &mut idx,
-            0,
             Tests {
                 fields: false,
                 runs: true,
             },
-        ))
+        )
     }
 
     /// A tree of single-bit tests and, with `fields`, tests of runs of
     /// 2..=[`MAX_FIELD_WIDTH`] adjacent bits and of any two bits ([`Tree::Field`]), taken only
     /// where one gains strictly more than every single bit.
     pub fn learn_with(samples: &[(u128, u16)], fields: bool) -> Option<Tree> {
-        if samples.is_empty() {
-            return None;
-        }
-        let mut idx: Vec<usize> = (0..samples.len()).collect();
-        Some(grow(
+        grown(
             samples,
-            &mut idx,
-            0,
             Tests {
                 fields,
                 runs: false,
             },
-        ))
+        )
     }
 
     /// The class of `word`.
@@ -279,6 +267,15 @@ fn leaf(counts: &[u32], n: usize) -> Tree {
         class,
         support: n as u32,
     }
+}
+
+/// A tree grown from all of `samples` with `tests`; `None` without samples.
+fn grown(samples: &[(u128, u16)], tests: Tests) -> Option<Tree> {
+    if samples.is_empty() {
+        return None;
+    }
+    let mut idx: Vec<usize> = (0..samples.len()).collect();
+    Some(grow(samples, &mut idx, 0, tests))
 }
 
 /// Which tests besides single bits a tree may take.

@@ -467,7 +467,7 @@ impl NumberRule {
             return false;
         };
         out.push_str(pre);
-        out.push_str(&format_float(x));
+        with_float_text(x, |f| out.push_str(f));
         out.push_str(suf);
         true
     }
@@ -535,21 +535,24 @@ pub fn special_float(bits: u64, exp: u32, frac: u32) -> Option<&'static str> {
 /// `FLOAT_MEMO_MAX`, then started afresh: decoding a dump of random immediates passes through
 /// here too, and must not grow the memo without bound; 2^16 texts are a few MB a thread).
 pub fn format_float(x: f64) -> String {
+    with_float_text(x, str::to_string)
+}
+
+/// [`format_float`]'s text of `x` lent to `f` from the memo, not copied: learning only looks
+/// for it in answers ([`crate::reading`]'s float probes). `f` must not format floats itself
+/// (the memo is borrowed while it runs).
+pub fn with_float_text<R>(x: f64, f: impl FnOnce(&str) -> R) -> R {
     const FLOAT_MEMO_MAX: usize = 1 << 16;
     thread_local! {
         static MEMO: std::cell::RefCell<rustc_hash::FxHashMap<u64, String>> =
             std::cell::RefCell::new(Default::default());
     }
     MEMO.with_borrow_mut(|m| {
-        if let Some(s) = m.get(&x.to_bits()) {
-            return s.clone();
-        }
-        if m.len() >= FLOAT_MEMO_MAX {
+        if !m.contains_key(&x.to_bits()) && m.len() >= FLOAT_MEMO_MAX {
             m.clear();
         }
-        let s = format_float_exact(x);
-        m.insert(x.to_bits(), s.clone());
-        s
+        f(m.entry(x.to_bits())
+            .or_insert_with(|| format_float_exact(x)))
     })
 }
 
