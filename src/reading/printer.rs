@@ -25,6 +25,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod adopt;
+mod numbered;
 
 /// Longest slot text, in tokens, the cutting of an answer considers.
 const MAX_SLOT_TOKENS: usize = 24;
@@ -2625,8 +2626,9 @@ fn reachable_cuts(cutter: &Cutter, toks: &[&str]) -> Vec<bool> {
 }
 
 /// Learns one slot's text function from (word, text) pairs: the plain fit ([`fit_plain`]),
-/// or parts joined by a separator ([`fit_joined`]) when that predicts more of every other
-/// answer from the rest.
+/// or parts joined by a separator ([`fit_joined`]), or one part per number of its texts
+/// ([`numbered::fit_numbered`], where the plain fit holds its texts as a table), when that
+/// predicts more of every other answer from the rest.
 fn fit_slot(
     mask: u128,
     texts: &[(u128, &str)],
@@ -2641,7 +2643,17 @@ fn fit_slot(
     {
         return joined;
     }
-    fits.fit(mask, texts, groups, base)
+    let plain = fits.fit(mask, texts, groups, base);
+    if plain.number.is_none()
+        && plain.texts.len() >= numbered::MIN_TABLE_TEXTS
+        && let Some(numbered_half) = numbered::fit_numbered(mask, &train, groups, base, fits)
+        && predicted(&numbered_half, &test)
+            > predicted(&fits.fit(mask, &train, groups, base), &test)
+        && let Some(numbered) = numbered::fit_numbered(mask, texts, groups, base, fits)
+    {
+        return numbered;
+    }
+    plain
 }
 
 /// Runs of two or more slots side by side in the skeleton (no fixed text between): the

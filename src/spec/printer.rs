@@ -333,6 +333,18 @@ fn squeeze_spaces(out: &mut String, from: usize) {
 }
 
 impl Slot {
+    /// A slot of fixed text `t` (mask 0, one text under key 0): printed the same for every
+    /// word.
+    pub fn fixed(t: &str) -> Slot {
+        Slot {
+            mask: 0,
+            texts: vec![(Key(0), t.to_string())],
+            number: None,
+            otherwise: None,
+            joined: None,
+        }
+    }
+
     /// Appends the slot's text for `word`.
     pub fn print_into(&self, word: u128, out: &mut String) {
         if let Some(j) = &self.joined {

@@ -64,22 +64,19 @@ fn adopt_into(p: &mut Printer, donors: &[Vec<Slot>], samples: &[Sample]) {
             }
             let varies = s.mask != 0 && most_common(samples, s.mask).is_some_and(|(_, c)| !c);
             let got = placed(&p.slots, donor, at, samples);
+            let r = got.as_ref().map(|g| right_count(g, samples));
             if std::env::var_os("SASS_CONFORM_DEBUG_ADOPT").is_some() {
                 eprintln!(
                     "adopt {:x} into {} slots ({} answers): {}",
                     s.mask,
                     p.slots.len(),
                     samples.len(),
-                    got.as_ref().map_or("no place".to_string(), |g| format!(
-                        "{} of {right} right",
-                        right_count(g, samples)
-                    ))
+                    r.map_or("no place".to_string(), |r| format!("{r} of {right} right"))
                 );
             }
-            let Some(slots) = got else {
+            let (Some(slots), Some(r)) = (got, r) else {
                 continue;
             };
-            let r = right_count(&slots, samples);
             // A place chosen among several on the answers must show a gain.
             let untouched = !p.slots.iter().any(|o| o.mask & s.mask != 0);
             if r > right || (r == right && !(varies && untouched)) {
@@ -120,16 +117,6 @@ fn text_of(slot: &Slot, w: u128) -> String {
 }
 
 /// A fixed-text slot.
-fn fixed(t: &str) -> Slot {
-    Slot {
-        mask: 0,
-        texts: vec![(super::Key(0), t.to_string())],
-        number: None,
-        otherwise: None,
-        joined: None,
-    }
-}
-
 /// The text of a fixed slot (`None` for a slot of bits).
 fn fixed_text(slot: &Slot) -> Option<&str> {
     match slot.mask {
@@ -178,16 +165,15 @@ fn over_run(
         .filter(|&k| l.is_char_boundary(l.len() - k))
         .find(|&k| trims_fit(&l[l.len() - k..], r, &cuts))?;
     let tail = &l[l.len() - k..];
-    let (_, full) = cuts.first()?;
-    let (region, _) = cuts.first()?;
+    let (region, full) = cuts.first()?;
     let k2 = full.len() - tail.len() - region.len();
     let mut out: Vec<Slot> = slots[..a.saturating_sub(left.is_some() as usize)].to_vec();
     if !l[..l.len() - k].is_empty() {
-        out.push(fixed(&l[..l.len() - k]));
+        out.push(Slot::fixed(&l[..l.len() - k]));
     }
     out.push(s.clone());
     if !r[k2..].is_empty() {
-        out.push(fixed(&r[k2..]));
+        out.push(Slot::fixed(&r[k2..]));
     }
     out.extend_from_slice(&slots[b + 1 + right.is_some() as usize..]);
     Some(out)
@@ -248,11 +234,11 @@ fn into_fixed(slots: &[Slot], donor: &[Slot], at: usize, samples: &[Sample]) -> 
         let f = fixed_text(&slots[i]).unwrap_or("");
         let mut out: Vec<Slot> = slots[..i].to_vec();
         if pos > 0 {
-            out.push(fixed(&f[..pos]));
+            out.push(Slot::fixed(&f[..pos]));
         }
         out.push(s.clone());
         if pos + c.len() < f.len() {
-            out.push(fixed(&f[pos + c.len()..]));
+            out.push(Slot::fixed(&f[pos + c.len()..]));
         }
         out.extend_from_slice(&slots[i + 1..]);
         out
