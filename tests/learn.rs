@@ -1,6 +1,6 @@
 //! Tables the project does not bundle, learned from scratch offline (recorded answers under
 //! tests/data/learned/, made by `sass-conform learn` with nvdisasm 13.5.37, `--per-variant
-//! 400` except ld90, which has the default 2000):
+//! 400` except ld90 and utcomma, which have the default 2000):
 //! `resolve --write` into a fresh file, then `diff`'s check split, never learned from.
 
 use std::path::{Path, PathBuf};
@@ -186,6 +186,19 @@ fn iabs_page_on_sm103_is_learned_from_scratch() {
     assert_eq!(n, 211);
     assert!(ok * 1000 >= n * 900, "{ok}/{n}");
     assert!(verdict >= 95.0, "{verdict}");
+}
+
+/// nv_isa_solver's UTCOMMA page for SM103a (never seen until set p, README fourteenth
+/// session): bits 40-47 print a register pair, `tmem[UR252], idesc[UR253]`, for which the page
+/// has one field; a slot learned as a table of the values seen printed `UR100], idesc[UR101`
+/// for every other value (119 of 156 before the numbered slots). The one word left is
+/// `idesc[URZ]` for bits 40-47 = 254.
+#[test]
+fn utcomma_page_on_sm103_prints_a_register_pair_from_one_field() {
+    let (ok, n, verdict) = learn_and_check("utcomma", "SM103 UTCOMMA");
+    assert_eq!(n, 156);
+    assert!(ok >= 155, "{ok}/{n}");
+    assert_eq!(verdict, 99.8);
 }
 
 /// The learner on mutated tables, against the recorded answers of tests/data/learned (a fake
