@@ -138,9 +138,29 @@ fn legality_lines(vi: usize, tm: Option<&sass_conform::reading::model::TableMode
             name(&r.classes[0])
         )];
     };
+    let mut out = tree_lines("legality", tree, &r.classes, &name);
+    if let Some(p) = &r.printing {
+        out.extend(tree_lines(
+            "printed (words read as recognised; from the printed answers only)",
+            p,
+            &r.classes,
+            &name,
+        ));
+    }
+    out
+}
+
+/// One line for a recognizer's tree (`what`: a tree over bits ..., its leaves), then one per
+/// leaf (up to [`MAX_LEGALITY_PATHS`]): the tests on its path, the class, the learned words.
+fn tree_lines(
+    what: &str,
+    tree: &sass_conform::reading::tree::Tree,
+    classes: &[sass_conform::reading::legality::Class],
+    name: &dyn Fn(&sass_conform::reading::legality::Class) -> String,
+) -> Vec<String> {
     let paths = tree.paths();
     let mut out = vec![format!(
-        "  legality: a tree over bits {} ({} leaves):",
+        "  {what}: a tree over bits {} ({} leaves):",
         bit_ranges(tree.bits()),
         paths.len()
     )];
@@ -148,9 +168,7 @@ fn legality_lines(vi: usize, tm: Option<&sass_conform::reading::model::TableMode
         out.push(format!(
             "    {} -> {} ({support} learned words)",
             tests.join(" and "),
-            r.classes
-                .get(*class as usize)
-                .map_or_else(String::new, name)
+            classes.get(*class as usize).map_or_else(String::new, name)
         ));
     }
     if paths.len() > MAX_LEGALITY_PATHS {

@@ -184,13 +184,29 @@ pub struct Recognizer {
     /// at ratio 1, 94.8% -> 80.1% legal text).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub closed: Vec<(String, String)>,
+    /// Where some learned answer is an empty line: which of the printed classes (a mnemonic,
+    /// or `""` for the empty line) a word `tree` reads as recognised is printed as, a tree
+    /// learned from the printed answers only. Words refused by a constraint table are left
+    /// out of it: nvdisasm refused them before deciding what to print, and [`super::model`]
+    /// checks the constraint tables whatever the class. Mixed in (one tree), they split the
+    /// empty line by the scheduling bits the constraint tables index: nv_isa_solver's SM103
+    /// QMUL4 prints an empty line exactly where a type pair (bits 77-78, 80-81 or 88-89) is 2,
+    /// in every recorded file, and the one tree put 16 of the check split's empty lines in
+    /// printed leaves. `None` where no answer is an empty line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printing: Option<Tree>,
 }
 
 impl Recognizer {
-    /// The class of `word`.
+    /// The class of `word`: `tree`'s, and for a recognised word the printing tree's where
+    /// there is one.
     pub fn classify(&self, word: u128) -> &Class {
         let c = self.tree.as_ref().map_or(0, |t| t.classify(word));
-        &self.classes[c as usize]
+        let class = &self.classes[c as usize];
+        match (class, &self.printing) {
+            (Class::Mnemonic(_), Some(p)) => &self.classes[p.classify(word) as usize],
+            _ => class,
+        }
     }
 
     /// The opclass of `word`, where the variant's reasons name any.
@@ -376,7 +392,9 @@ fn index_bits(ex: &[(u128, u32, &str)]) -> Option<Vec<Option<u8>>> {
     Some(bits)
 }
 
-/// Learns a variant's recognizer from its words' answers.
+/// Learns a variant's recognizer from its words' answers: the tree over every answer, and
+/// where some answer is an empty line ([`Legality::Silent`]) the printing tree over the
+/// printed answers only ([`Recognizer::printing`]).
 pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
     let classes: BTreeSet<Class> = answers.iter().map(|(_, a)| class_of(a)).collect();
     let classes: Vec<Class> = classes.into_iter().collect();
@@ -392,16 +410,25 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
             opclass_tree,
             accepted: Vec::new(),
             closed: Vec::new(),
+            printing: None,
         });
     }
-    let samples: Vec<(u128, u16)> = answers
+    let sample = |(w, a): &(u128, &Answer)| {
+        let c = class_of(a);
+        (*w, classes.binary_search(&c).expect("listed") as u16)
+    };
+    let samples: Vec<(u128, u16)> = answers.iter().map(sample).collect();
+    // The printing tree: learned from the printed answers only, where one is an empty line.
+    let silent = answers
         .iter()
-        .map(|(w, a)| {
-            let c = class_of(a);
-            (*w, classes.binary_search(&c).expect("listed") as u16)
-        })
+        .any(|(_, a)| matches!(a, Answer::Text(t) if t.is_empty()));
+    let printed: Vec<(u128, u16)> = answers
+        .iter()
+        .filter(|(_, a)| silent && a.is_legal())
+        .map(sample)
         .collect();
     Some(Recognizer {
+        printing: Tree::learn_with(&printed, true),
         tree: Tree::learn_with(&samples, true),
         classes,
         opclasses,
@@ -477,6 +504,47 @@ mod tests {
         assert_eq!(r.classify(7 << 76), &Class::Mnemonic(String::new()));
         assert_eq!(r.classify(1 << 76), &Class::Mnemonic("MOVM".into()));
         assert!(Legality::Silent.is_legal());
+    }
+
+    #[test]
+    fn words_a_constraint_refused_do_not_split_the_empty_line() {
+        // An empty line exactly where bits 8-9 are 2 (nv_isa_solver's SM103 QMUL4 type
+        // pairs); bits 20-23 (scheduling) at 8-11 refused by a constraint table, 12-15 never
+        // learned from. Trained on the refused words too, the tree splits the empty line at
+        // bit 23 and reads an unseen 12-15 word as printed.
+        let empty = Answer::Text(String::new());
+        let printed = Answer::Text("@P0 QMUL4 R0, R0 ;".into());
+        let refused = Answer::Illegal(
+            "Opclass 'qmul4_', undefined value 0x30 for table 'TABLES_opex_0'".into(),
+        );
+        let mut answers: Vec<(u128, &Answer)> = Vec::new();
+        for pair in 0..4u128 {
+            for sched in 0..12u128 {
+                for reg in 0..4u128 {
+                    let w = pair << 8 | sched << 20 | reg << 40;
+                    let a = if sched >= 8 {
+                        &refused
+                    } else if pair == 2 {
+                        &empty
+                    } else {
+                        &printed
+                    };
+                    answers.push((w, a));
+                }
+            }
+        }
+        let r = learn_recognizer(&answers).expect("answers");
+        for sched in 12..16u128 {
+            assert_eq!(
+                r.classify(2 << 8 | sched << 20),
+                &Class::Mnemonic(String::new()),
+                "sched {sched}"
+            );
+            assert_eq!(
+                r.classify(1 << 8 | sched << 20),
+                &Class::Mnemonic("QMUL4".into())
+            );
+        }
     }
 
     #[test]
