@@ -548,11 +548,12 @@ pub fn with_float_text<R>(x: f64, f: impl FnOnce(&str) -> R) -> R {
             std::cell::RefCell::new(Default::default());
     }
     MEMO.with_borrow_mut(|m| {
-        if !m.contains_key(&x.to_bits()) && m.len() >= FLOAT_MEMO_MAX {
+        let bits = x.to_bits();
+        // One lookup while the memo is not full (the `entry` below).
+        if m.len() >= FLOAT_MEMO_MAX && !m.contains_key(&bits) {
             m.clear();
         }
-        f(m.entry(x.to_bits())
-            .or_insert_with(|| format_float_exact(x)))
+        f(m.entry(bits).or_insert_with(|| format_float_exact(x)))
     })
 }
 
