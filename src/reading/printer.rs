@@ -3123,24 +3123,22 @@ fn drop_lone_exceptions(
 /// The slot's value table: each value of the `mask` bits (packed) -> the text most of its
 /// answers print (ties: the least text).
 fn value_table<'t>(mask: u128, texts: &[(u128, &'t str)]) -> BTreeMap<u128, &'t str> {
-    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::default();
-    for &(w, t) in texts {
-        *by_key
-            .entry(pext(w, mask))
-            .or_default()
-            .entry(t)
-            .or_default() += 1;
-    }
-    let mut table: BTreeMap<u128, &str> = BTreeMap::new();
-    for (k, m) in &by_key {
-        let t = m
-            .iter()
-            .max_by_key(|(t, c)| (**c, std::cmp::Reverse(**t)))
-            .map(|(t, _)| *t)
-            .unwrap_or("");
-        table.insert(*k, t);
-    }
-    table
+    // Sorted (value, text) pairs, counted by runs (no hash map per value).
+    let mut pairs: Vec<(u128, &str)> = texts.iter().map(|&(w, t)| (pext(w, mask), t)).collect();
+    pairs.sort_unstable();
+    pairs
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|same_key| {
+            // Texts in order: the first of the most common is the least.
+            let mut best: (&str, usize) = ("", 0);
+            for same in same_key.chunk_by(|a, b| a.1 == b.1) {
+                if same.len() > best.1 {
+                    best = (same[0].1, same.len());
+                }
+            }
+            (same_key[0].0, best.0)
+        })
+        .collect()
 }
 
 /// Values of the table `rule` prints as written.
@@ -6342,22 +6340,35 @@ fn try_float_fresh(
     best.map(|(h, probe)| (h, probe.rule()))
 }
 
-/// One float reading [`float_probes`] tries: the rule without affixes, and its tallies of
-/// affixes around printed numbers and around float names. The affixes are chosen
-/// ([`FloatProbe::rule`]) only for the readings a caller keeps: choosing them does not change
-/// a reading's hits, and most readings are dropped.
+/// One float reading [`float_probes`] tries: the rule without affixes, and the affixes it
+/// found around printed numbers and around float names, one entry per value, sorted. The
+/// affixes are tallied and chosen ([`FloatProbe::rule`]) only for the readings a caller
+/// keeps: choosing them does not change a reading's hits, and most readings are dropped.
 struct FloatProbe<'t> {
     probe: NumberRule,
-    affixes: AffixTally<'t>,
-    special: AffixTally<'t>,
+    affixes: Vec<AffixSeen<'t>>,
+    special: Vec<AffixSeen<'t>>,
+}
+
+/// Affixes a float probe found around one value's number: (other bits, negative), (prefix,
+/// suffix).
+type AffixSeen<'t> = ((u128, bool), (&'t str, &'t str));
+
+/// The tally of affixes [`affix_list`] reads, from a float probe's affixes one per value.
+fn tally<'t>(seen: &[AffixSeen<'t>]) -> AffixTally<'t> {
+    let mut out: AffixTally = HashMap::default();
+    for &(key, cut) in seen {
+        *out.entry(key).or_default().entry(cut).or_default() += 1;
+    }
+    out
 }
 
 impl FloatProbe<'_> {
     /// The reading's rule with its affixes ([`affix_list`]) and the affixes of keys never
     /// learned ([`nearby_affixes`]): the rule as it was when every probe was completed.
     fn rule(&self) -> NumberRule {
-        let (_, list, unseen) = affix_list(&self.affixes);
-        let (_, special_list, _) = affix_list(&self.special);
+        let (_, list, unseen) = affix_list(&tally(&self.affixes));
+        let (_, special_list, _) = affix_list(&tally(&self.special));
         let (nearby_bits, nearby) = nearby_affixes(&list);
         NumberRule {
             affixes: list,
@@ -6509,8 +6520,10 @@ fn float_probes<'t>(
             alt_context: 0,
             alts: Vec::new(),
         };
-        let mut affixes: AffixTally = HashMap::default();
-        let mut special: AffixTally = HashMap::default();
+        // One entry per value found (a tally of hash maps allocated one per key, and most keys
+        // here are one value: SM80 HFMA2's other half-float).
+        let mut affixes: Vec<AffixSeen> = Vec::new();
+        let mut special: Vec<AffixSeen> = Vec::new();
         for &(word, t, digit) in &entries {
             let Some(x) = probe.float_value(word) else {
                 continue;
@@ -6519,8 +6532,7 @@ fn float_probes<'t>(
             let key = (other, x.is_sign_negative());
             if let Some(name) = probe.special(word) {
                 if let Some(pos) = find(t, name) {
-                    let cut = (&t[..pos], &t[pos + name.len()..]);
-                    *special.entry(key).or_default().entry(cut).or_default() += 1;
+                    special.push((key, (&t[..pos], &t[pos + name.len()..])));
                 }
                 continue;
             }
@@ -6535,17 +6547,17 @@ fn float_probes<'t>(
             if after.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == 'e') {
                 continue;
             }
-            *affixes
-                .entry(key)
-                .or_default()
-                .entry((&t[..pos], &t[pos + len..]))
-                .or_default() += 1;
+            affixes.push((key, (&t[..pos], &t[pos + len..])));
         }
-        // Hits per value of `ctx`: each (other bits, sign)'s most common affixes.
+        affixes.sort_unstable();
+        special.sort_unstable();
+        // Hits per value of `ctx`: each (other bits, sign)'s most common affixes (runs of the
+        // sorted entries).
         let mut hits: HashMap<u128, usize> = HashMap::default();
-        for ((other, _), m) in &affixes {
-            let c = pext(deposit(*other, mask & !num & !unread), ctx);
-            *hits.entry(c).or_default() += m.values().max().copied().unwrap_or(0);
+        for same_key in affixes.chunk_by(|a, b| a.0 == b.0) {
+            let most = same_key.chunk_by(|a, b| a.1 == b.1).map(<[_]>::len).max();
+            let c = pext(deposit(same_key[0].0.0, mask & !num & !unread), ctx);
+            *hits.entry(c).or_default() += most.unwrap_or(0);
         }
         out.push((
             FloatProbe {
