@@ -6255,7 +6255,7 @@ struct NumberMemo {
 
 /// Table entries [`NumberMemo`] holds in its keys before starting afresh (32 bytes each, and
 /// a fitted rule per key). SM80 HFMA2's resolve peaked at 1.56 GB with 2^21 (0.45 GB without
-/// the memo), 0.83 GB with 2^19, in no more CPU.
+/// the memo), 0.83-1.14 GB with 2^19, in no more CPU.
 const NUMBER_MEMO_MAX: usize = 1 << 19;
 
 thread_local! {
