@@ -3135,24 +3135,22 @@ fn drop_lone_exceptions(
 /// The slot's value table: each value of the `mask` bits (packed) -> the text most of its
 /// answers print (ties: the least text).
 fn value_table<'t>(mask: u128, texts: &[(u128, &'t str)]) -> BTreeMap<u128, &'t str> {
-    let mut by_key: HashMap<u128, HashMap<&str, usize>> = HashMap::default();
-    for &(w, t) in texts {
-        *by_key
-            .entry(pext(w, mask))
-            .or_default()
-            .entry(t)
-            .or_default() += 1;
-    }
-    let mut table: BTreeMap<u128, &str> = BTreeMap::new();
-    for (k, m) in &by_key {
-        let t = m
-            .iter()
-            .max_by_key(|(t, c)| (**c, std::cmp::Reverse(**t)))
-            .map(|(t, _)| *t)
-            .unwrap_or("");
-        table.insert(*k, t);
-    }
-    table
+    // Sorted (value, text) pairs, counted by runs (no hash map per value).
+    let mut pairs: Vec<(u128, &str)> = texts.iter().map(|&(w, t)| (pext(w, mask), t)).collect();
+    pairs.sort_unstable();
+    pairs
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|same_key| {
+            // Texts in order: the first of the most common is the least.
+            let mut best: (&str, usize) = ("", 0);
+            for same in same_key.chunk_by(|a, b| a.1 == b.1) {
+                if same.len() > best.1 {
+                    best = (same[0].1, same.len());
+                }
+            }
+            (same_key[0].0, best.0)
+        })
+        .collect()
 }
 
 /// Values of the table `rule` prints as written.
@@ -3629,6 +3627,23 @@ impl<'a> LooClasses<'a> {
 /// the packed bits of the whole slot or of one group inside it, never of the `exclude` bits
 /// (a context that picks the reading, [`int_context`]).
 fn fit_number(
+    mask: u128,
+    exclude: u128,
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+    base: u128,
+) -> Option<NumberRule> {
+    // The base word is read only at the gap bits (see `fit_number_fresh`).
+    let gaps = bit_hull(mask) & !mask & !groups.iter().fold(0, |m, g| m | g);
+    let key = [mask, exclude, base & gaps];
+    number_memo(NumberFit::Number, key, groups, table, || {
+        fit_number_fresh(mask, exclude, table, groups, base).map(|r| (0, r))
+    })
+    .map(|(_, r)| r)
+}
+
+/// [`fit_number`] worked out (not from [`NumberMemo`]).
+fn fit_number_fresh(
     mask: u128,
     exclude: u128,
     table: &BTreeMap<u128, &str>,
@@ -6214,11 +6229,116 @@ fn dominant_affixes(list: &[(Key, bool, String, String)]) -> Vec<Affixes> {
     out
 }
 
+/// Which number fit a [`NumberMemo`] entry holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum NumberFit {
+    /// [`fit_number`]: bits (slot, excluded, base word at the gap bits).
+    Number,
+    /// [`try_float`]: bits (slot, 0, 0).
+    Float,
+    /// [`try_float_in`]: bits (slot, context, 0).
+    FloatIn,
+}
+
+/// What a number fit reads: which fit, its bits, the candidate groups, and the value table
+/// with each text by its number in [`NumberMemo::ids`].
+#[derive(PartialEq, Eq, Hash)]
+struct NumberKey {
+    fit: NumberFit,
+    bits: [u128; 3],
+    groups: Vec<u128>,
+    table: Vec<(u128, u32)>,
+}
+
+/// The number fits of a thread ([`fit_number`], [`try_float`], [`try_float_in`]) by
+/// everything they read ([`NumberKey`]). A slot of float immediates is fitted again and again
+/// with the same value table: by the trials of [`fit_variant`] and by the forms, where
+/// [`PlainFits`] sees other inputs (the answers in another order, another base word, which
+/// the value table and the number fits do not read); one [`fit_plain`] of SM80 HFMA2's
+/// 11,000-answer immediate slot took 3 s, most of it in these fits. At most [`NUMBER_MEMO_MAX`] table entries are held in keys, then the fits are
+/// dropped (and the text numbers with them: `generation` tells a fit begun before that).
+#[derive(Default)]
+struct NumberMemo {
+    ids: HashMap<Box<str>, u32>,
+    fits: HashMap<NumberKey, Option<(usize, NumberRule)>>,
+    held: usize,
+    generation: u64,
+}
+
+/// Table entries [`NumberMemo`] holds in its keys before starting afresh (32 bytes each, and
+/// a fitted rule per key). SM80 HFMA2's resolve peaked at 1.56 GB with 2^21 (0.45 GB without
+/// the memo), 0.83-1.14 GB with 2^19, in no more CPU.
+const NUMBER_MEMO_MAX: usize = 1 << 19;
+
+thread_local! {
+    static NUMBER_MEMO: RefCell<NumberMemo> = RefCell::new(NumberMemo::default());
+}
+
+/// `fit()`, the number fit `fit` of `bits`, `groups` and `table`, taken from this thread's
+/// [`NumberMemo`] when it was worked out before. `fit` may itself call here (the memo is not
+/// borrowed while it runs).
+fn number_memo(
+    which: NumberFit,
+    bits: [u128; 3],
+    groups: &[u128],
+    table: &BTreeMap<u128, &str>,
+    fit: impl FnOnce() -> Option<(usize, NumberRule)>,
+) -> Option<(usize, NumberRule)> {
+    let (key, generation, hit) = NUMBER_MEMO.with_borrow_mut(|m| {
+        if m.held + table.len() > NUMBER_MEMO_MAX {
+            m.fits.clear();
+            m.ids.clear();
+            m.held = 0;
+            m.generation += 1;
+        }
+        let mut id = |t: &str| {
+            if let Some(&i) = m.ids.get(t) {
+                return i;
+            }
+            let i = m.ids.len() as u32;
+            m.ids.insert(t.into(), i);
+            i
+        };
+        let table = table.iter().map(|(&k, t)| (k, id(t))).collect();
+        let key = NumberKey {
+            fit: which,
+            bits,
+            groups: groups.to_vec(),
+            table,
+        };
+        let hit = m.fits.get(&key).cloned();
+        (key, m.generation, hit)
+    });
+    if let Some(hit) = hit {
+        return hit;
+    }
+    let out = fit();
+    NUMBER_MEMO.with_borrow_mut(|m| {
+        // Fits begun before the memo was last dropped number their texts the old way.
+        if m.generation == generation {
+            m.held += key.table.len();
+            m.fits.insert(key, out.clone());
+        }
+    });
+    out
+}
+
 /// A float rule for the slot's value table ([`NumberRule::float`]): the bits of the whole
 /// slot, of one group in it, or of its low or high 16 bits, as a float (a 32-bit float's or a
 /// double's top bits, or an IEEE half) printed `%.21g`, found inside the text; the reading
 /// with more hits wins (ties: the 32-bit one).
 fn try_float(
+    mask: u128,
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+) -> Option<(usize, NumberRule)> {
+    number_memo(NumberFit::Float, [mask, 0, 0], groups, table, || {
+        try_float_fresh(mask, table, groups)
+    })
+}
+
+/// [`try_float`] worked out (not from [`NumberMemo`]).
+fn try_float_fresh(
     mask: u128,
     table: &BTreeMap<u128, &str>,
     groups: &[u128],
@@ -6234,22 +6354,35 @@ fn try_float(
     best.map(|(h, probe)| (h, probe.rule()))
 }
 
-/// One float reading [`float_probes`] tries: the rule without affixes, and its tallies of
-/// affixes around printed numbers and around float names. The affixes are chosen
-/// ([`FloatProbe::rule`]) only for the readings a caller keeps: choosing them does not change
-/// a reading's hits, and most readings are dropped.
+/// One float reading [`float_probes`] tries: the rule without affixes, and the affixes it
+/// found around printed numbers and around float names, one entry per value, sorted. The
+/// affixes are tallied and chosen ([`FloatProbe::rule`]) only for the readings a caller
+/// keeps: choosing them does not change a reading's hits, and most readings are dropped.
 struct FloatProbe<'t> {
     probe: NumberRule,
-    affixes: AffixTally<'t>,
-    special: AffixTally<'t>,
+    affixes: Vec<AffixSeen<'t>>,
+    special: Vec<AffixSeen<'t>>,
+}
+
+/// Affixes a float probe found around one value's number: (other bits, negative), (prefix,
+/// suffix).
+type AffixSeen<'t> = ((u128, bool), (&'t str, &'t str));
+
+/// The tally of affixes [`affix_list`] reads, from a float probe's affixes one per value.
+fn tally<'t>(seen: &[AffixSeen<'t>]) -> AffixTally<'t> {
+    let mut out: AffixTally = HashMap::default();
+    for &(key, cut) in seen {
+        *out.entry(key).or_default().entry(cut).or_default() += 1;
+    }
+    out
 }
 
 impl FloatProbe<'_> {
     /// The reading's rule with its affixes ([`affix_list`]) and the affixes of keys never
     /// learned ([`nearby_affixes`]): the rule as it was when every probe was completed.
     fn rule(&self) -> NumberRule {
-        let (_, list, unseen) = affix_list(&self.affixes);
-        let (_, special_list, _) = affix_list(&self.special);
+        let (_, list, unseen) = affix_list(&tally(&self.affixes));
+        let (_, special_list, _) = affix_list(&tally(&self.special));
         let (nearby_bits, nearby) = nearby_affixes(&list);
         NumberRule {
             affixes: list,
@@ -6266,6 +6399,19 @@ impl FloatProbe<'_> {
 /// reading: the reading right on most values, with [`NumberRule::alts`] for each value of
 /// `ctx` where another reading is right on more of its values.
 fn try_float_in(
+    mask: u128,
+    ctx: u128,
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+) -> Option<NumberRule> {
+    number_memo(NumberFit::FloatIn, [mask, ctx, 0], groups, table, || {
+        try_float_in_fresh(mask, ctx, table, groups).map(|r| (0, r))
+    })
+    .map(|(_, r)| r)
+}
+
+/// [`try_float_in`] worked out (not from [`NumberMemo`]).
+fn try_float_in_fresh(
     mask: u128,
     ctx: u128,
     table: &BTreeMap<u128, &str>,
@@ -6360,6 +6506,13 @@ fn float_probes<'t>(
         })
         .map(move |(num, kind)| (num, kind, unread))
     });
+    // Each value's word, and whether its text has a digit (a finite float prints one), worked
+    // out once for every reading.
+    let entries: Vec<(u128, &'t str, bool)> = table
+        .iter()
+        .map(|(&k, &t)| (deposit(k, mask), t, t.bytes().any(|b| b.is_ascii_digit())))
+        .collect();
+    let find = |t: &str, s: &str| memchr::memmem::find(t.as_bytes(), s.as_bytes());
     let mut out = Vec::new();
     for (num, kind, unread) in tries {
         let probe = NumberRule {
@@ -6381,44 +6534,44 @@ fn float_probes<'t>(
             alt_context: 0,
             alts: Vec::new(),
         };
-        let mut affixes: AffixTally = HashMap::default();
-        let mut special: AffixTally = HashMap::default();
-        for (&k, t) in table {
-            let word = deposit(k, mask);
+        // One entry per value found (a tally of hash maps allocated one per key, and most keys
+        // here are one value: SM80 HFMA2's other half-float).
+        let mut affixes: Vec<AffixSeen> = Vec::new();
+        let mut special: Vec<AffixSeen> = Vec::new();
+        for &(word, t, digit) in &entries {
             let Some(x) = probe.float_value(word) else {
                 continue;
             };
             let other = pext(word, mask & !num & !unread);
             let key = (other, x.is_sign_negative());
             if let Some(name) = probe.special(word) {
-                if let Some(pos) = t.find(name) {
-                    let cut = (&t[..pos], &t[pos + name.len()..]);
-                    *special.entry(key).or_default().entry(cut).or_default() += 1;
+                if let Some(pos) = find(t, name) {
+                    special.push((key, (&t[..pos], &t[pos + name.len()..])));
                 }
                 continue;
             }
             // A finite float prints a digit: a text with none holds no float.
-            if !t.bytes().any(|b| b.is_ascii_digit()) {
+            if !digit {
                 continue;
             }
-            let found = crate::spec::printer::with_float_text(x, |f| Some((t.find(f)?, f.len())));
+            let found = crate::spec::printer::with_float_text(x, |f| Some((find(t, f)?, f.len())));
             let Some((pos, len)) = found else { continue };
             // A short number ("0", "1") is found in almost any text: require a boundary.
             let after = t[pos + len..].chars().next();
             if after.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == 'e') {
                 continue;
             }
-            *affixes
-                .entry(key)
-                .or_default()
-                .entry((&t[..pos], &t[pos + len..]))
-                .or_default() += 1;
+            affixes.push((key, (&t[..pos], &t[pos + len..])));
         }
-        // Hits per value of `ctx`: each (other bits, sign)'s most common affixes.
+        affixes.sort_unstable();
+        special.sort_unstable();
+        // Hits per value of `ctx`: each (other bits, sign)'s most common affixes (runs of the
+        // sorted entries).
         let mut hits: HashMap<u128, usize> = HashMap::default();
-        for ((other, _), m) in &affixes {
-            let c = pext(deposit(*other, mask & !num & !unread), ctx);
-            *hits.entry(c).or_default() += m.values().max().copied().unwrap_or(0);
+        for same_key in affixes.chunk_by(|a, b| a.0 == b.0) {
+            let most = same_key.chunk_by(|a, b| a.1 == b.1).map(<[_]>::len).max();
+            let c = pext(deposit(same_key[0].0.0, mask & !num & !unread), ctx);
+            *hits.entry(c).or_default() += most.unwrap_or(0);
         }
         out.push((
             FloatProbe {
