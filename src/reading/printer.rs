@@ -599,15 +599,36 @@ type PlainKey = (u128, u128, Vec<u128>, Vec<u128>, Vec<u32>);
 /// [`fit_run`]).
 #[derive(Default)]
 struct PlainFits {
-    ids: HashMap<Box<str>, u32>,
+    ids: TextIds,
     fits: HashMap<PlainKey, Slot>,
+}
+
+/// Texts numbered on first sight (0, 1, ...): a cache key holds a text's number, not the text.
+#[derive(Default)]
+struct TextIds(HashMap<Box<str>, u32>);
+
+impl TextIds {
+    /// The number of `text`, given on first sight.
+    fn id(&mut self, text: &str) -> u32 {
+        if let Some(&i) = self.0.get(text) {
+            return i;
+        }
+        let i = self.0.len() as u32;
+        self.0.insert(text.into(), i);
+        i
+    }
+
+    /// Forgets every number given.
+    fn clear(&mut self) {
+        self.0.clear();
+    }
 }
 
 impl PlainFits {
     /// [`fit_plain`], fitted once per distinct input.
     fn fit(&mut self, mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
         let words = texts.iter().map(|t| t.0).collect();
-        let ids = texts.iter().map(|t| self.id(t.1)).collect();
+        let ids = texts.iter().map(|t| self.ids.id(t.1)).collect();
         let key = (mask, base, groups.to_vec(), words, ids);
         if let Some(slot) = self.fits.get(&key) {
             return slot.clone();
@@ -615,16 +636,6 @@ impl PlainFits {
         let slot = fit_plain(mask, texts, groups, base);
         self.fits.insert(key, slot.clone());
         slot
-    }
-
-    /// The number of a text, given on first sight.
-    fn id(&mut self, text: &str) -> u32 {
-        if let Some(&i) = self.ids.get(text) {
-            return i;
-        }
-        let i = self.ids.len() as u32;
-        self.ids.insert(text.into(), i);
-        i
     }
 }
 
@@ -6259,7 +6270,7 @@ struct NumberKey {
 /// dropped (and the text numbers with them: `generation` tells a fit begun before that).
 #[derive(Default)]
 struct NumberMemo {
-    ids: HashMap<Box<str>, u32>,
+    ids: TextIds,
     fits: HashMap<NumberKey, Option<(usize, NumberRule)>>,
     held: usize,
     generation: u64,
@@ -6291,15 +6302,7 @@ fn number_memo(
             m.held = 0;
             m.generation += 1;
         }
-        let mut id = |t: &str| {
-            if let Some(&i) = m.ids.get(t) {
-                return i;
-            }
-            let i = m.ids.len() as u32;
-            m.ids.insert(t.into(), i);
-            i
-        };
-        let table = table.iter().map(|(&k, t)| (k, id(t))).collect();
+        let table = table.iter().map(|(&k, t)| (k, m.ids.id(t))).collect();
         let key = NumberKey {
             fit: which,
             bits,
