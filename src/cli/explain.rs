@@ -147,7 +147,31 @@ fn legality_lines(vi: usize, tm: Option<&sass_conform::reading::model::TableMode
             &name,
         ));
     }
+    out.extend(constraint_lines(r));
     out
+}
+
+/// One line per (opclass, constraint table) whose unseen index values are refused: all of
+/// them ([`Recognizer::closed`]) or those a tree over the index bits calls refused
+/// ([`Recognizer::foreseen`]).
+///
+/// [`Recognizer::closed`]: sass_conform::reading::legality::Recognizer::closed
+/// [`Recognizer::foreseen`]: sass_conform::reading::legality::Recognizer::foreseen
+fn constraint_lines(r: &sass_conform::reading::legality::Recognizer) -> Vec<String> {
+    let closed = r.closed.iter().map(|(o, t)| {
+        format!(
+            "  constraint: {t} for opclass `{o}`: every value no accepted word looked up is refused"
+        )
+    });
+    let foreseen = r.foreseen.iter().map(|(o, t, v)| {
+        let hex: Vec<String> = v.iter().map(|x| format!("{x:#x}")).collect();
+        format!(
+            "  constraint: {t} for opclass `{o}`: {} values never seen refused, as a tree over the index bits learned from the seen ones says: {}",
+            v.len(),
+            hex.join(", ")
+        )
+    });
+    closed.chain(foreseen).collect()
 }
 
 /// One line for a recognizer's tree (`what`: a tree over bits ..., its leaves), then one per

@@ -195,6 +195,16 @@ pub struct Recognizer {
     /// printed leaves. `None` where no answer is an empty line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub printing: Option<Tree>,
+    /// `(opclass, table, sorted values)`: index values no answer of this variant looked up
+    /// that a tree over the index's bits, learned from the values seen accepted and refused
+    /// in that opclass, calls refused. nvdisasm's constraint tables are not lists of chance
+    /// values: nv_isa_solver's SM103 JMXU (`TABLES_opex_0`, index bits 105-109 and 122-124)
+    /// refuses every value whose top index bits are 6 or 7 and the values 0x10, 0x30, ...
+    /// (the low five bits 0x10) in every other row, and 48 of its 256 values were in no
+    /// learned answer; taken as defined, 12 check-split words nvdisasm refuses were read as
+    /// printed. Only where at least [`MIN_FORESEEN_SEEN`] values of each kind were seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreseen: Vec<(String, String, Vec<u32>)>,
 }
 
 impl Recognizer {
@@ -235,8 +245,42 @@ impl Recognizer {
         self.closed.iter().any(|(co, ct)| co == o && ct == table)
     }
 
-    /// Fills `accepted` and `closed` from this variant's answers and its table's constraint
-    /// tables.
+    /// Whether `table`'s index `value` is one [`Recognizer::foreseen`] refuses for `word`'s
+    /// opclass.
+    pub fn foresees(&self, word: u128, table: &str, value: u32) -> bool {
+        if self.foreseen.is_empty() {
+            return false;
+        }
+        let o = self.opclass(word).unwrap_or("");
+        self.foreseen
+            .iter()
+            .find(|(fo, ft, _)| fo == o && ft == table)
+            .is_some_and(|(_, _, v)| v.binary_search(&value).is_ok())
+    }
+
+    /// Fills `foreseen` from `accepted` and the refused values of each (opclass, table).
+    fn learn_foreseen(
+        &mut self,
+        refused: &BTreeMap<(String, String), BTreeSet<u32>>,
+        tables: &[ConstraintTable],
+    ) {
+        self.foreseen = refused
+            .iter()
+            .filter_map(|((o, t), r)| {
+                let acc = self
+                    .accepted
+                    .iter()
+                    .find(|(ao, at, _)| ao == o && at == t)
+                    .map(|(_, _, v)| v.as_slice())?;
+                let c = tables.iter().find(|c| &c.table == t)?;
+                let v = foreseen_values(c, acc, r);
+                (!v.is_empty()).then(|| (o.clone(), t.clone(), v))
+            })
+            .collect();
+    }
+
+    /// Fills `accepted`, `closed` and `foreseen` from this variant's answers and its table's
+    /// constraint tables.
     pub fn learn_accepted(&mut self, answers: &[(u128, &Answer)], tables: &[ConstraintTable]) {
         self.learn_values(answers, tables);
         let mut refused: BTreeMap<(String, String), BTreeSet<u32>> = BTreeMap::new();
@@ -251,7 +295,7 @@ impl Recognizer {
             }
         }
         self.closed = refused
-            .into_iter()
+            .iter()
             .filter(|((o, t), r)| {
                 let seen = self
                     .accepted
@@ -260,8 +304,9 @@ impl Recognizer {
                     .map_or(0, |(_, _, v)| v.len());
                 r.len() >= MIN_CLOSED_REFUSED && r.len() > CLOSED_RATIO * seen
             })
-            .map(|(k, _)| k)
+            .map(|(k, _)| k.clone())
             .collect();
+        self.learn_foreseen(&refused, tables);
     }
 
     /// Fills `accepted`: per (opclass, table), the index values of the accepted words.
@@ -280,6 +325,42 @@ impl Recognizer {
             .map(|((o, t), v)| (o, t, v.into_iter().collect()))
             .collect();
     }
+}
+
+/// Fewest distinct values seen accepted, and seen refused, before [`Recognizer::foreseen`]
+/// guesses the unseen ones of an (opclass, table).
+pub const MIN_FORESEEN_SEEN: usize = 8;
+
+/// The index values of `table` that neither `accepted` nor `refused` holds, nor the table's
+/// own lists (seen accepted or refused in any variant: SM90 F2F's variants each saw part of
+/// what the table saw accepted), and that a tree
+/// over the index bits ([`Tree::learn`]; accepted class 0, refused class 1) calls refused;
+/// empty with fewer than [`MIN_FORESEEN_SEEN`] values of either kind. Only the values whose
+/// unread index bits (no word bit known) are 0 are weighed; sorted.
+fn foreseen_values(table: &ConstraintTable, accepted: &[u32], refused: &BTreeSet<u32>) -> Vec<u32> {
+    if accepted.len() < MIN_FORESEEN_SEEN || refused.len() < MIN_FORESEEN_SEEN {
+        return Vec::new();
+    }
+    let samples: Vec<(u128, u16)> = accepted
+        .iter()
+        .map(|&v| (u128::from(v), 0))
+        .chain(refused.iter().map(|&v| (u128::from(v), 1)))
+        .collect();
+    let Some(tree) = Tree::learn(&samples) else {
+        return Vec::new();
+    };
+    let read: u32 = table
+        .index_bits
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.is_some())
+        .fold(0, |m, (k, _)| m | 1 << k);
+    (0..1u32 << table.index_bits.len().min(16))
+        .filter(|&v| v & !read == 0)
+        .filter(|v| accepted.binary_search(v).is_err() && !refused.contains(v))
+        .filter(|v| !table.defined.contains(v) && !table.is_undefined(*v))
+        .filter(|&v| tree.classify(u128::from(v)) == 1)
+        .collect()
 }
 
 /// Fewest distinct refused values of an (opclass, table) before [`Recognizer::closed`] can
@@ -410,6 +491,7 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
             opclass_tree,
             accepted: Vec::new(),
             closed: Vec::new(),
+            foreseen: Vec::new(),
             printing: None,
         });
     }
@@ -435,6 +517,7 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
         opclass_tree,
         accepted: Vec::new(),
         closed: Vec::new(),
+        foreseen: Vec::new(),
     })
 }
 
@@ -504,6 +587,48 @@ mod tests {
         assert_eq!(r.classify(7 << 76), &Class::Mnemonic(String::new()));
         assert_eq!(r.classify(1 << 76), &Class::Mnemonic("MOVM".into()));
         assert!(Legality::Silent.is_legal());
+    }
+
+    /// nv_isa_solver's SM103 JMXU `TABLES_opex_0` as recorded: index bits 105-109 and
+    /// 122-124; a value is refused where its top three bits are 6 or 7 or its low five are
+    /// 0x10. One value in five left out of the learned answers is guessed from the others.
+    #[test]
+    fn unseen_constraint_values_are_guessed_from_the_index_bits() {
+        let bits = [105u8, 106, 107, 108, 109, 122, 123, 124];
+        let table = ConstraintTable {
+            table: "TABLES_opex_0".into(),
+            index_bits: bits.iter().map(|&b| Some(b)).collect(),
+            defined: Vec::new(),
+            undefined: Vec::new(),
+            example: (String::new(), String::new()),
+            undefined_set: Derived::default(),
+        };
+        let refused_by_nvdisasm = |v: u32| v >> 5 >= 6 || v & 0x1f == 0x10;
+        let unseen = |v: u32| v % 5 == 2;
+        let accepted: Vec<u32> = (0..256)
+            .filter(|&v| !unseen(v) && !refused_by_nvdisasm(v))
+            .collect();
+        let refused: BTreeSet<u32> = (0..256)
+            .filter(|&v| !unseen(v) && refused_by_nvdisasm(v))
+            .collect();
+        let guessed = foreseen_values(&table, &accepted, &refused);
+        let want: Vec<u32> = (0..256)
+            .filter(|&v| unseen(v) && refused_by_nvdisasm(v))
+            .collect();
+        assert_eq!(want.len(), 14);
+        assert_eq!(guessed, want);
+        // A value another variant saw accepted (the table's own list) is not guessed.
+        let mut shared = table.clone();
+        shared.defined = vec![want[0]];
+        let guessed = foreseen_values(&shared, &accepted, &refused);
+        assert_eq!(guessed, want[1..].to_vec());
+        // Too few refused values seen: nothing is guessed.
+        let few: BTreeSet<u32> = refused
+            .iter()
+            .copied()
+            .take(MIN_FORESEEN_SEEN - 1)
+            .collect();
+        assert!(foreseen_values(&table, &accepted, &few).is_empty());
     }
 
     #[test]

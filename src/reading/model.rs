@@ -214,8 +214,9 @@ impl Model {
         }
         for c in &t.constraints {
             let value = c.index(word);
-            let refused =
-                c.is_undefined(value) || recognizer.is_some_and(|r| r.closes(word, &c.table));
+            let refused = c.is_undefined(value)
+                || recognizer
+                    .is_some_and(|r| r.closes(word, &c.table) || r.foresees(word, &c.table, value));
             if refused && !recognizer.is_some_and(|r| r.accepts(word, &c.table, value)) {
                 return Legality::Undefined {
                     table: c.table.clone(),

@@ -183,8 +183,17 @@ fn gathered_forms<'a>(
     (printer, cutting, pick): (Printer, Cutting, BasePick),
     cache: &mut SlotCache<'a>,
 ) -> Printer {
-    if printer.form_mask != 0 || printer.learned_permille > 1000 - MIN_FORM_MISSES_PERMILLE {
+    if printer.form_mask != 0 {
         return printer;
+    }
+    if printer.learned_permille > 1000 - MIN_FORM_MISSES_PERMILLE {
+        return unseen_forms(
+            (fixed_mask, groups),
+            cands,
+            samples,
+            (printer, cutting, pick),
+            cache,
+        );
     }
     let missed = misses(&printer, samples);
     let before = printer.learned_permille;
@@ -202,7 +211,119 @@ fn gathered_forms<'a>(
     }
     judged_forms(
         (fixed_mask, groups),
-        &trial_groups(cands, samples, &missed),
+        (&trial_groups(cands, samples, &missed), None),
+        samples,
+        (printer, cutting, pick),
+        cache,
+    )
+}
+
+/// Fewest texts of a slot without a number rule that [`learns_by_heart`] takes for a table
+/// learned by heart rather than a rule.
+const BY_HEART_TEXTS: usize = 64;
+
+/// Fewest distinct texts of such a slot: the space before `;`, keyed by the scheduling bits
+/// (599 keys, two texts), is a table by nature, not a form learned by heart.
+const BY_HEART_DISTINCT: usize = 8;
+
+/// Whether some slot of `printer` is a table of at least [`BY_HEART_TEXTS`] texts with no
+/// number rule and no parts: a slot keyed by a register field and the bits of a form the table
+/// lacks (SM100 F2FP_R_UR, bits 16-23, 73-74, 82, 89: 699 texts) reproduces every answer it
+/// saw and few others.
+fn learns_by_heart(printer: &Printer) -> bool {
+    printer.slots.iter().any(by_heart)
+}
+
+/// Whether `slot` is a table learned by heart ([`learns_by_heart`]).
+fn by_heart(slot: &Slot) -> bool {
+    if slot.texts.len() < BY_HEART_TEXTS || slot.number.is_some() || slot.joined.is_some() {
+        return false;
+    }
+    let distinct: HashSet<&str> = slot.texts.iter().map(|(_, t)| t.as_str()).collect();
+    distinct.len() >= BY_HEART_DISTINCT
+}
+
+/// Most form candidates [`by_heart_groups`] gives.
+const BY_HEART_TRIALS: usize = 6;
+
+/// The form candidates inside the slots of `printer` learned by heart ([`learns_by_heart`]),
+/// at most [`BY_HEART_TRIALS`], fewest bits first: each of `cands` that lies within such a
+/// slot's bits and in no group wider than [`MAX_FORM_BITS`] (a register field's bits choose
+/// no form). Such a slot is keyed by what chooses the form and by what each form prints: SM100
+/// F2FP_R_UR's, over bits 16-23, 73-74, 82, 89, prints `.F32.PACK_AB R5,` with bit 89 clear
+/// and a type name with it set.
+fn by_heart_groups(printer: &Printer, groups: &[u128], cands: &[u128]) -> Vec<u128> {
+    let by_heart: u128 = printer
+        .slots
+        .iter()
+        .filter(|s| by_heart(s))
+        .fold(0, |m, s| m | s.mask);
+    let narrow = |c: u128| {
+        groups
+            .iter()
+            .all(|&g| g & c == 0 || g.count_ones() <= MAX_FORM_BITS)
+    };
+    let mut out: Vec<u128> = cands
+        .iter()
+        .copied()
+        .filter(|&c| c & by_heart == c && narrow(c))
+        .collect();
+    out.sort_by_key(|&c| (c.count_ones(), c));
+    out.dedup();
+    out.truncate(BY_HEART_TRIALS);
+    out
+}
+
+/// [`gathered_forms`] for a printer that misses few of the answers it was learned from but
+/// holds a slot learned by heart ([`learns_by_heart`]): judged on the combination words
+/// [`set_aside`] keeps, by a printer learned without them. When that printer misses at least
+/// [`MIN_FORM_MISSES_PERMILLE`] of them, the groups where those misses gather
+/// ([`trial_groups`]) are tried as forms by [`judged_forms`], against that printer.
+fn unseen_forms<'a>(
+    (fixed_mask, groups): (u128, &[u128]),
+    cands: &[u128],
+    samples: &[Sample<'a>],
+    (printer, cutting, pick): (Printer, Cutting, BasePick),
+    cache: &mut SlotCache<'a>,
+) -> Printer {
+    if !learns_by_heart(&printer) {
+        return printer;
+    }
+    let (val, fit): (Vec<Sample>, Vec<Sample>) = samples
+        .iter()
+        .partition(|(w, _)| set_aside(*w) && is_combination(*w, fixed_mask));
+    if val.len() < MIN_FORM_JUDGES {
+        return printer;
+    }
+    let Some(blind) = learn_at(
+        fixed_mask,
+        groups,
+        &fit,
+        (MAX_FORM_DEPTH, cutting, pick),
+        cache,
+    ) else {
+        return printer;
+    };
+    let missed = misses(&blind, &val);
+    let n = missed.iter().filter(|&&m| m).count();
+    if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
+        eprintln!(
+            "by heart {fixed_mask:x}: {n} of {} set aside missed",
+            val.len()
+        );
+    }
+    if n * 1000 < MIN_FORM_MISSES_PERMILLE as usize * val.len() {
+        return printer;
+    }
+    let mut trials = trial_groups(cands, &val, &missed);
+    for c in by_heart_groups(&printer, groups, cands) {
+        if !trials.contains(&c) {
+            trials.push(c);
+        }
+    }
+    judged_forms(
+        (fixed_mask, groups),
+        (&trials, Some(&blind)),
         samples,
         (printer, cutting, pick),
         cache,
@@ -211,8 +332,9 @@ fn gathered_forms<'a>(
 
 /// [`gathered_forms`]'s second try: of the `forms` candidates, the one whose forms, learned
 /// without the combination words [`set_aside`] keeps, print most of those, by at least
-/// [`MIN_FORM_GAIN_PERMILLE`] of them more than `printer` does; then learned from all of
-/// `samples`. A form part of few answers and no sweeps is learned by heart, right on every
+/// [`MIN_FORM_GAIN_PERMILLE`] of them more than `printer` does (or `blind`, a printer learned
+/// without them, when given: [`unseen_forms`]); then learned from all of `samples` (kept
+/// when it reproduces more of them than `printer`; with `blind`, kept). A form part of few answers and no sweeps is learned by heart, right on every
 /// answer it saw and on few others (SM80 LD's bit 90: 99.8% of the answers learned from, the
 /// check split 83.6% -> 53.6%); judged on words it did not see, it is refused. Sweep words are
 /// never set aside: a form's printer needs them to place its slots. `printer` when no
@@ -220,7 +342,7 @@ fn gathered_forms<'a>(
 /// `printer` misses more than [`MAX_FORM_MISSES_PERMILLE`] of `samples`.
 fn judged_forms<'a>(
     (fixed_mask, groups): (u128, &[u128]),
-    forms: &[u128],
+    (forms, blind): (&[u128], Option<&Printer>),
     samples: &[Sample<'a>],
     (printer, cutting, pick): (Printer, Cutting, BasePick),
     cache: &mut SlotCache<'a>,
@@ -235,7 +357,7 @@ fn judged_forms<'a>(
         return printer;
     }
     let right = |p: &Printer| val.iter().filter(|(w, t)| p.slots_text(*w) == *t).count();
-    let floor = right(&printer);
+    let floor = right(blind.unwrap_or(&printer));
     let margin = (val.len() * MIN_FORM_GAIN_PERMILLE / 1000).max(2);
     let mut best: Option<(usize, u128)> = None;
     for &form in forms {
@@ -261,6 +383,17 @@ fn judged_forms<'a>(
         }
     }
     match best {
+        // Judged against a printer learned without the words set aside: the answers learned
+        // from cannot judge it again (the printer learned by heart reproduces them all).
+        Some((_, form)) if blind.is_some() => learn_forms(
+            fixed_mask,
+            form,
+            groups,
+            samples,
+            (MAX_FORM_DEPTH - 1, cutting, pick),
+            cache,
+        )
+        .unwrap_or(printer),
         Some((_, form)) => best_of_forms(
             (fixed_mask, groups),
             &[form],
@@ -3716,7 +3849,11 @@ fn fit_number_fresh(
                 .map(|(w, _)| (pext(*w, num), pext(*w, mask & !num))),
         );
         for signed in [false, true] {
-            for scale in [1u32, 2, 4, 8, 16] {
+            for scale in SCALES {
+                // A falling number only where no rising one explains every value.
+                if scale < 0 && best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
+                    break;
+                }
                 let plain = (num, signed, scale, 0);
                 let plain_matched = matched(plain, &entries, &bits);
                 keep_better(&mut best, plain, plain_matched, &entries, &bits);
@@ -3815,11 +3952,15 @@ fn bit_hull(mask: u128) -> u128 {
 /// Fewest low bits of a slot [`fit_number`] tries as a number on their own.
 const MIN_LOW_BITS: usize = 8;
 
+/// The scales [`fit_number`] tries, rising ones first: a falling one (the number printed
+/// after a sign the slot does not hold, SM103 JMXU) only when no rising one fits every value.
+const SCALES: [i32; 10] = [1, 2, 4, 8, 16, -1, -2, -4, -8, -16];
+
 /// What [`parse_number`] finds in a text: prefix, sign, value, suffix, hex.
 type ParsedNumber<'a> = (&'a str, bool, u128, &'a str, bool);
 
 /// A rule of the candidate bits `num` with no affixes yet, to compute values with.
-fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
+fn probe_rule(num: u128, signed: bool, scale: i32, offset: i64) -> NumberRule {
     NumberRule {
         mask: num,
         signed,
@@ -3850,7 +3991,7 @@ fn probe_rule(num: u128, signed: bool, scale: u32, offset: i64) -> NumberRule {
 /// `diffs` is a buffer the caller keeps between candidates. Ties go to the smallest magnitude,
 /// then to the positive difference.
 fn common_offset(
-    (num, signed, scale, at_least): (u128, bool, u32, usize),
+    (num, signed, scale, at_least): (u128, bool, i32, usize),
     entries: &[(u128, Option<ParsedNumber>)],
     bits: &[(u128, u128)],
     diffs: &mut Vec<i128>,
@@ -3915,7 +4056,7 @@ const MIN_COMMON_OFFSET: usize = 4;
 /// print the number the rule `(num, signed, scale, offset)` gives: no affixes found for the
 /// rule can explain more values ([`try_rule`]'s hits).
 fn matched(
-    (num, signed, scale, offset): (u128, bool, u32, i64),
+    (num, signed, scale, offset): (u128, bool, i32, i64),
     entries: &[(u128, Option<ParsedNumber>)],
     bits: &[(u128, u128)],
 ) -> usize {
@@ -3937,7 +4078,7 @@ fn matched(
 /// could beat `best` (the result is the same; the tally is the costly part).
 fn keep_better<'a>(
     best: &mut Option<(usize, NumberRule)>,
-    rule: (u128, bool, u32, i64),
+    rule: (u128, bool, i32, i64),
     matched: usize,
     entries: &[(u128, Option<ParsedNumber<'a>>)],
     bits: &[(u128, u128)],
@@ -3953,7 +4094,7 @@ fn keep_better<'a>(
 }
 
 fn try_rule<'a>(
-    (num, signed, scale, offset): (u128, bool, u32, i64),
+    (num, signed, scale, offset): (u128, bool, i32, i64),
     entries: &[(u128, Option<ParsedNumber<'a>>)],
     bits: &[(u128, u128)],
 ) -> Option<(usize, NumberRule)> {
@@ -4244,6 +4385,45 @@ mod tests {
     fn adjacent_small_groups_pair_into_form_candidates() {
         let pairs = adjacent_pairs(&[1 << 72, 1 << 73, 1 << 60, 0xff << 16, 3 << 74]);
         assert_eq!(pairs, vec![3 << 72, 1 << 73 | 3 << 74]);
+    }
+
+    /// SM100 F2FP_R_UR's shape: a slot keyed by a register field (bits 16-23) and a form bit
+    /// (89) the table lacks, 80 texts learned by heart; and the space before `;`, keyed by
+    /// scheduling bits, 600 texts of two kinds. Only the first is learned by heart, and its
+    /// form candidates are the narrow groups inside it, the form bit before the type bits.
+    #[test]
+    fn a_slot_learned_by_heart_names_the_narrow_groups_inside_it() {
+        let reg = 0xffu128 << 16;
+        let (form, ty) = (1u128 << 89, 1u128 << 73 | 1u128 << 82);
+        let mask = reg | form | ty;
+        let texts: Vec<(Key, String)> = (0..80u128)
+            .map(|k| (Key(k), format!(".F32.PACK_AB R{k},")))
+            .collect();
+        let keyed = |mask, texts| Slot {
+            mask,
+            texts,
+            number: None,
+            otherwise: None,
+            joined: None,
+        };
+        let sched = 0xfu128 << 105 | 0x3fu128 << 116;
+        let spaces: Vec<(Key, String)> = (0..600u128)
+            .map(|k| (Key(k), if k % 3 == 0 { "" } else { " " }.to_string()))
+            .collect();
+        let printer = |slots| Printer {
+            slots,
+            learned_permille: 994,
+            form_mask: 0,
+            forms: Vec::new(),
+            double_spaces: false,
+        };
+        let quiet = printer(vec![Slot::fixed("F2FP"), keyed(sched, spaces.clone())]);
+        assert!(!learns_by_heart(&quiet));
+        let p = printer(vec![keyed(mask, texts), keyed(sched, spaces)]);
+        assert!(learns_by_heart(&p));
+        let groups = [reg, ty, form, 1 << 75];
+        let cands = form_candidates(0, &groups);
+        assert_eq!(by_heart_groups(&p, &groups, &cands), vec![form, ty]);
     }
 
     /// Misses spread like SM100 MUFU_R_R's before its form was learned (bits 72-73 at 0: 4.5%
@@ -4935,25 +5115,50 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_branch_target_is_learned_as_the_next_address_plus_a_scaled_signed_offset() {
-        let field = 0xffu128 << 16 | 0xf_ffffu128 << 32;
-        let fixed = !field;
+    /// The printer learned for one number field `field` (every other bit fixed) from the
+    /// sweep of its values and four more, each printed by `text`; with its number rule.
+    fn learned_number(field: u128, text: fn(u128) -> String) -> (Printer, NumberRule) {
         let mut words: Vec<u128> = vec![0];
         words.extend(group_values(field).into_iter().map(|x| deposit(x, field)));
         words.extend([3u128, 100, 0xabcde, 0x0fff_f000].map(|x| deposit(x, field)));
-        let texts: Vec<(u128, String)> = words.iter().map(|&w| (w, branch(w))).collect();
+        let texts: Vec<(u128, String)> = words.iter().map(|&w| (w, text(w))).collect();
         let samples: Vec<Sample> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
-        let p = learn(fixed, &[field], &samples).expect("samples");
+        let p = learn(!field, &[field], &samples).expect("samples");
         let n = p
             .slots
             .iter()
-            .find_map(|s| s.number.as_ref())
+            .find_map(|s| s.number.clone())
             .expect("a number slot");
+        (p, n)
+    }
+
+    #[test]
+    fn a_branch_target_is_learned_as_the_next_address_plus_a_scaled_signed_offset() {
+        let field = 0xffu128 << 16 | 0xf_ffffu128 << 32;
+        let (p, n) = learned_number(field, branch);
         assert_eq!((n.signed, n.scale, n.offset), (true, 4, 0x10));
         for x in [0x12345u128, 0xfffffff, 0x8000001, 7] {
             let w = deposit(x, field);
             assert_eq!(p.print(w), branch(w), "word {w:x}");
+        }
+    }
+
+    /// A toy of SM103 JMXU's immediate: bits 16-23 and 34-80 one value whose sign bit the
+    /// table fixes at 1, so nvdisasm always prints `UR0 -0x...`, the magnitude `2^57 - 4 *
+    /// value` falling as the value grows.
+    fn falling(w: u128) -> String {
+        let v = w >> 16 & 0xff | (w >> 34 & ((1u128 << 47) - 1)) << 8;
+        format!("J UR0 -0x{:x} ;", (1u128 << 57) - 4 * v)
+    }
+
+    #[test]
+    fn a_number_after_a_fixed_sign_is_learned_with_a_falling_scale() {
+        let field = 0xffu128 << 16 | ((1u128 << 47) - 1) << 34;
+        let (p, n) = learned_number(field, falling);
+        assert_eq!((n.signed, n.scale, n.offset), (false, -4, 1 << 57));
+        for x in [0x12345u128, 0x7f_ffff_ffff_ffff, 0x40_0000_0000_0001, 7] {
+            let w = deposit(x, field);
+            assert_eq!(p.print(w), falling(w), "word {w:x}");
         }
     }
 

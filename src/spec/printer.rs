@@ -161,8 +161,10 @@ pub struct NumberRule {
     pub signed: bool,
     /// Printed as `0x...` (else decimal).
     pub hex: bool,
-    /// The printed number is the value times this (plus `offset`).
-    pub scale: u32,
+    /// The printed number is the value times this (plus `offset`); negative where the sign
+    /// stands outside the slot and the number falls as the value grows (SM103 JMXU's
+    /// `UR0 -0x200000000000000`: bits 16-23, 34-80 as `2^57 - 4 * value` after a fixed ` -`).
+    pub scale: i32,
     /// Added to the scaled value: a branch target is printed as an address, the next
     /// word's (0x10 at address 0, where the oracle records every word) plus the offset.
     #[serde(default, skip_serializing_if = "is_zero_i64")]
