@@ -2119,7 +2119,10 @@ fn pair_place(
     let mut votes: HashMap<(usize, bool), HashMap<String, usize>> = HashMap::default();
     let mut tried = 0;
     for &(w, t) in samples {
-        if w & m == 0 || tried >= 64 {
+        if tried >= 64 {
+            break;
+        }
+        if w & m == 0 {
             continue;
         }
         let Some(t2) = by_word.get(&(w & !m)) else {
@@ -3863,12 +3866,26 @@ impl<'a> LooClasses<'a> {
         if top.len() < self.keys << k {
             top.resize(self.keys << k, (0, 0));
         }
-        // Per answer, its (class, g bits) cell.
+        // Per answer, its (class, g bits) cell. A group of adjacent bits (most are) is read
+        // by one shift and mask.
         cells.clear();
-        cells.extend(self.texts.iter().zip(&self.class).map(|(&(w, _), &c)| {
-            let sub = if k == 0 { 0 } else { pext(w, g) as usize };
-            (c as usize) << k | sub
-        }));
+        let low = if g == 0 { 0 } else { g.trailing_zeros() };
+        let run = g >> low;
+        if run & run.wrapping_add(1) == 0 {
+            cells.extend(
+                self.texts
+                    .iter()
+                    .zip(&self.class)
+                    .map(|(&(w, _), &c)| (c as usize) << k | (w >> low & run) as usize),
+            );
+        } else {
+            cells.extend(
+                self.texts
+                    .iter()
+                    .zip(&self.class)
+                    .map(|(&(w, _), &c)| (c as usize) << k | pext(w, g) as usize),
+            );
+        }
         for &cell in cells.iter() {
             counts[cell] += 1;
         }
