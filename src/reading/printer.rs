@@ -725,6 +725,9 @@ fn learn_at<'a>(
     // are cut again, each slot's text as the first fit prints it preferred, and fitted again;
     // the printer right on more answers is kept.
     if p.learned_permille < 1000 {
+        // Answers of one text with the same hints cut alike: each such pair is cut once.
+        type HintedCuts<'t> = HashMap<(&'t str, Vec<Option<String>>), Option<Vec<&'t str>>>;
+        let mut cuts: HintedCuts = HashMap::default();
         let hinted: Vec<(u128, Vec<&str>)> = samples
             .iter()
             .filter_map(|&(w, t)| {
@@ -732,7 +735,14 @@ fn learn_at<'a>(
                     .iter()
                     .map(|j| j.map(|j| rule_text(&p.slots[j], w)))
                     .collect();
-                cut_dp(&cutter, t, Some(&hints)).map(|(_, c)| (w, c))
+                let c = match cuts.entry((t, hints)) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        let c = cut_dp(&cutter, t, Some(&e.key().1)).map(|(_, c)| c);
+                        e.insert(c).clone()
+                    }
+                };
+                c.map(|c| (w, c))
             })
             .collect();
         if hinted != cut {
