@@ -2437,13 +2437,13 @@ fn cut_forward(elems: &[Elem], pc: &mut PieceCosts, mut reach: Vec<u32>) -> Vec<
                 }
             }
             &Elem::Slot(k) => {
-                for p in 0..=n {
-                    if reach[p] >= CUT_INF {
+                for (p, &from) in reach.iter().enumerate() {
+                    if from >= CUT_INF {
                         continue;
                     }
-                    for q in p..=n.min(p + MAX_SLOT_TOKENS) {
-                        let c = reach[p] + pc.cost(k, p, q);
-                        next[q] = next[q].min(c);
+                    let last = n.min(p + MAX_SLOT_TOKENS);
+                    for (q, to) in next.iter_mut().enumerate().take(last + 1).skip(p) {
+                        *to = (*to).min(from + pc.cost(k, p, q));
                     }
                 }
             }
@@ -2476,11 +2476,12 @@ fn cut_backward(
             }
             &Elem::Slot(k) => {
                 for p in (0..=n).filter(|&p| reach[i][p]) {
-                    for q in p..=n.min(p + MAX_SLOT_TOKENS) {
-                        if rest[q] >= CUT_INF {
+                    let last = n.min(p + MAX_SLOT_TOKENS);
+                    for (q, &after) in rest.iter().enumerate().take(last + 1).skip(p) {
+                        if after >= CUT_INF {
                             continue;
                         }
-                        here[p] = here[p].min(rest[q] + pc.cost(k, p, q));
+                        here[p] = here[p].min(after + pc.cost(k, p, q));
                     }
                 }
             }
