@@ -37,7 +37,25 @@ pub struct TableModel {
     /// variant it names matches the word. `None` when the preference order does as well.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chooser: Option<super::tree::Tree>,
+    /// Whether each recognizer of `variants` was learned from the words decoded as its
+    /// variant ([`Model::learn`]), so that [`Model::relearn_recognizers`] keeps those whose
+    /// words it would give are the same (never read from or written to the file).
+    #[serde(skip)]
+    from_decoded: FromDecoded,
 }
+
+/// [`TableModel`]'s mark that its recognizers were learned by [`Model::learn`]: equal
+/// whatever it holds (what it says is known only in the process that learned them).
+#[derive(Debug, Clone, Copy, Default)]
+struct FromDecoded(bool);
+
+impl PartialEq for FromDecoded {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for FromDecoded {}
 
 impl TableModel {
     /// Variant indices in the order nvdisasm's texts prefer them where several variants'
@@ -116,6 +134,7 @@ impl Model {
                     },
                     ranks: Derived::default(),
                     chooser: None,
+                    from_decoded: FromDecoded(true),
                 }
             })
             .collect();
@@ -132,21 +151,46 @@ impl Model {
     /// `PT`, reads its words best and is preferred, the words nvdisasm refuses for a
     /// scoreboard barrier go to it, and its recognizer had never seen one.) A variant that
     /// gets no words keeps none; the constraint tables, per table, stay.
+    ///
+    /// A recognizer [`Model::learn`] learned from the same words (the words decoded as its
+    /// variant are those chosen for it) is kept, not learned again: the same words and
+    /// constraint tables learn the same recognizer, and decoding does not read the printers
+    /// learned in between, so the words decoded as a variant here are those it learned from.
     pub fn relearn_recognizers(&mut self, codec: &Codec, entries: &[Entry]) {
-        let mut per_variant: Vec<Vec<Vec<(u128, &Answer)>>> = codec
-            .tables
-            .iter()
-            .map(|t| vec![Vec::new(); t.variants.len()])
-            .collect();
+        let empty = || -> Vec<Vec<Vec<(u128, &Answer)>>> {
+            codec
+                .tables
+                .iter()
+                .map(|t| vec![Vec::new(); t.variants.len()])
+                .collect()
+        };
+        let (mut per_variant, mut decoded) = (empty(), empty());
         for e in entries {
             let Some(d) = codec.decode(e.arch, crate::codec::Word(e.word)) else {
                 continue;
             };
+            decoded[d.id.table as usize][d.id.variant as usize].push((e.word, &e.answer));
             let d = self.choose(codec, d);
             per_variant[d.id.table as usize][d.id.variant as usize].push((e.word, &e.answer));
         }
-        for (tm, answers) in self.tables.iter_mut().zip(&per_variant) {
-            tm.variants = recognizers(answers, &tm.constraints);
+        for ((tm, answers), before) in self.tables.iter_mut().zip(&per_variant).zip(&decoded) {
+            let kept = std::mem::take(&mut tm.variants);
+            let same = |v: usize| {
+                tm.from_decoded.0 && kept.len() == answers.len() && answers[v] == before[v]
+            };
+            tm.variants = answers
+                .iter()
+                .enumerate()
+                .map(|(v, a)| {
+                    if same(v) {
+                        return kept[v].clone();
+                    }
+                    let mut r = learn_recognizer(a)?;
+                    r.learn_accepted(a, &tm.constraints);
+                    Some(r)
+                })
+                .collect();
+            tm.from_decoded = FromDecoded(false);
         }
     }
 

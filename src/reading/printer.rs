@@ -858,6 +858,9 @@ fn learn_at<'a>(
     // are cut again, each slot's text as the first fit prints it preferred, and fitted again;
     // the printer right on more answers is kept.
     if p.learned_permille < 1000 {
+        // Answers of one text with the same hints cut alike: each such pair is cut once.
+        type HintedCuts<'t> = HashMap<(&'t str, Vec<Option<String>>), Option<Vec<&'t str>>>;
+        let mut cuts: HintedCuts = HashMap::default();
         let hinted: Vec<(u128, Vec<&str>)> = samples
             .iter()
             .filter_map(|&(w, t)| {
@@ -865,7 +868,14 @@ fn learn_at<'a>(
                     .iter()
                     .map(|j| j.map(|j| rule_text(&p.slots[j], w)))
                     .collect();
-                cut_dp(&cutter, t, Some(&hints)).map(|(_, c)| (w, c))
+                let c = match cuts.entry((t, hints)) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        let c = cut_dp(&cutter, t, Some(&e.key().1)).map(|(_, c)| c);
+                        e.insert(c).clone()
+                    }
+                };
+                c.map(|c| (w, c))
             })
             .collect();
         if hinted != cut {
@@ -2252,7 +2262,10 @@ fn pair_place(
     let mut votes: HashMap<(usize, bool), HashMap<String, usize>> = HashMap::default();
     let mut tried = 0;
     for &(w, t) in samples {
-        if w & m == 0 || tried >= 64 {
+        if tried >= 64 {
+            break;
+        }
+        if w & m == 0 {
             continue;
         }
         let Some(t2) = by_word.get(&(w & !m)) else {
@@ -2299,6 +2312,8 @@ fn order_gaps(
     (samples, base): (&[Sample], u128),
     cutting: Cutting,
 ) {
+    // Every order tried cuts the same slots.
+    let known = SlotsKnown::new(slots, cutting);
     let mut i = 0;
     while i < skel.len() {
         let mut j = i;
@@ -2330,9 +2345,22 @@ fn order_gaps(
                 .copied()
                 .collect();
             let scored = if both.is_empty() { samples } else { &both };
-            let mut best = (gap_cost(skel, (i, &voted), slots, scored, cutting), voted);
-            for order in gap_orders(&best.1) {
-                let cost = gap_cost(skel, (i, &order), slots, scored, cutting);
+            // The voted order is among the permutations: scored once, first (a tie never
+            // replaces it).
+            let mut orders = vec![voted.clone()];
+            orders.extend(gap_orders(&voted).into_iter().filter(|o| *o != voted));
+            let windows: Vec<Vec<Elem>> = orders
+                .iter()
+                .map(|o| o.iter().map(|&k| Elem::Slot(k)).collect())
+                .collect();
+            let texts: Vec<&str> = scored
+                .iter()
+                .take(GAP_COST_SAMPLES)
+                .map(|&(_, t)| t)
+                .collect();
+            let costs = window_costs((&skel[..i], &windows, &skel[j..]), &known, &texts);
+            let mut best = (costs[0], voted);
+            for (order, cost) in orders.into_iter().zip(costs).skip(1) {
                 if cost < best.0 {
                     best = (cost, order);
                 }
@@ -2387,26 +2415,213 @@ fn permute(v: &mut Vec<usize>, k: usize, out: &mut Vec<Vec<usize>>) {
     }
 }
 
-/// What cutting the answers costs with the run of insertion slots at skeleton position `at`
-/// put in `order`: the sum of [`cut_cost`] over the first [`GAP_COST_SAMPLES`] answers, an
-/// answer no cut matches counting as [`UNCUT_COST`].
-fn gap_cost(
-    skel: &[Elem],
-    (at, order): (usize, &[usize]),
-    slots: &[SlotSpan],
-    samples: &[Sample],
-    cutting: Cutting,
-) -> u64 {
-    let mut trial = skel.to_vec();
-    for (n, &k) in order.iter().enumerate() {
-        trial[at + n] = Elem::Slot(k);
+/// What cutting the answers `texts` costs with each of several trial skeletons that differ
+/// only in a window: `head`, then one of `windows`, then `tail`. Per window, the sum of
+/// [`cut_cost`] over `texts` with that skeleton, an answer no cut matches counting as
+/// [`UNCUT_COST`]. A cut's cost is the sum of its elements' costs, so each answer's least
+/// cost through `head` (to each token) and through `tail` (from each token) is worked out
+/// once for all the windows, and what a piece costs a slot once for every window that has
+/// the slot ([`PieceCosts`]); only the window is cut anew for each.
+fn window_costs(
+    (head, windows, tail): (&[Elem], &[Vec<Elem>], &[Elem]),
+    known: &SlotsKnown,
+    texts: &[&str],
+) -> Vec<u64> {
+    let mut times: HashMap<&str, u64> = HashMap::default();
+    for &t in texts {
+        *times.entry(t).or_default() += 1;
     }
-    let cutter = Cutter::new(&trial, slots, cutting);
-    samples
-        .iter()
-        .take(GAP_COST_SAMPLES)
-        .map(|&(_, t)| cut_cost(&cutter, t).map_or(UNCUT_COST, u64::from))
-        .sum()
+    let mut sums = vec![0u64; windows.len()];
+    for (text, times) in times {
+        let mut pc = PieceCosts::new(text, known);
+        let n = pc.a.len();
+        let mut start = vec![CUT_INF; n + 1];
+        start[0] = 0;
+        let to = cut_forward(head, &mut pc, start);
+        let entered: Vec<bool> = to.iter().map(|&c| c < CUT_INF).collect();
+        let reach: Vec<Vec<Vec<bool>>> = windows
+            .iter()
+            .map(|w| reach_layers(w, &pc, entered.clone()))
+            .collect();
+        let mut left = vec![false; n + 1];
+        for r in &reach {
+            let last = r.last().expect("a layer before the window");
+            for (l, &x) in left.iter_mut().zip(last) {
+                *l |= x;
+            }
+        }
+        let tail_reach = reach_layers(tail, &pc, left);
+        let mut end = vec![CUT_INF; n + 1];
+        end[n] = 0;
+        let from = cut_backward(tail, &mut pc, end, &tail_reach);
+        for ((sum, window), reach) in sums.iter_mut().zip(windows).zip(&reach) {
+            let through = cut_backward(window, &mut pc, from.clone(), reach);
+            let least = to
+                .iter()
+                .zip(&through)
+                .filter(|&(&x, &y)| x < CUT_INF && y < CUT_INF)
+                .map(|(&x, &y)| u64::from(x) + u64::from(y))
+                .min()
+                .filter(|&c| c < u64::from(CUT_INF));
+            *sum += times * least.unwrap_or(UNCUT_COST);
+        }
+    }
+    sums
+}
+
+/// What each piece of one answer costs each slot ([`piece_miss`] and the length term of
+/// [`cut_ranges`]), worked out when first asked.
+struct PieceCosts<'t, 'k, 's> {
+    text: &'t str,
+    a: AnswerTokens,
+    known: &'k SlotsKnown<'s>,
+    /// Per slot: the costs of the pieces (first token `p`, `q - p` tokens), [`UNWEIGHED`]
+    /// until asked, and per token how many of the tokens before it are of a shape the slot
+    /// never printed.
+    slots: Vec<Option<(Vec<u8>, Vec<u32>)>>,
+}
+
+/// A piece [`PieceCosts`] has not weighed yet (costs are at most 2 + 3 * [`MAX_SLOT_TOKENS`]
+/// + its length term).
+const UNWEIGHED: u8 = u8::MAX;
+
+impl<'t, 'k, 's> PieceCosts<'t, 'k, 's> {
+    fn new(text: &'t str, known: &'k SlotsKnown<'s>) -> Self {
+        PieceCosts {
+            text,
+            a: AnswerTokens::of(text, known.cutting),
+            known,
+            slots: (0..known.slots.len()).map(|_| None).collect(),
+        }
+    }
+
+    /// What cutting tokens `p..q` to slot `k` costs.
+    fn cost(&mut self, k: usize, p: usize, q: usize) -> u32 {
+        let n = self.a.len();
+        let slot = self.known.slot(k);
+        let cutting = self.known.cutting;
+        let a = &self.a;
+        let (costs, strange_before) = self.slots[k].get_or_insert_with(|| {
+            let mut strange = Vec::with_capacity(n);
+            a.strange(slot, cutting, &mut strange);
+            let mut before = Vec::with_capacity(n + 1);
+            before.push(0u32);
+            for &s in &strange {
+                before.push(before[before.len() - 1] + u32::from(s));
+            }
+            (vec![UNWEIGHED; (n + 1) * (MAX_SLOT_TOKENS + 1)], before)
+        });
+        let cell = &mut costs[p * (MAX_SLOT_TOKENS + 1) + (q - p)];
+        if *cell == UNWEIGHED {
+            let odd = strange_before[q] - strange_before[p];
+            let c = piece_miss((self.text, a), slot, cutting, (p, q, odd)) + (q - p) as u32 / 8;
+            *cell = u8::try_from(c).expect("a piece costs under 255");
+        }
+        u32::from(*cell)
+    }
+
+    /// Whether token `p` is the anchor text `anchor`.
+    fn is_anchor(&self, p: usize, anchor: &str) -> bool {
+        self.text[self.a.at[p]..self.a.at[p + 1]] == *anchor
+    }
+}
+
+/// Per element of `elems` and after the last, the token positions a cut can be at, from
+/// those of `start` ([`reachable_cuts`]).
+fn reach_layers(elems: &[Elem], pc: &PieceCosts, start: Vec<bool>) -> Vec<Vec<bool>> {
+    let n = pc.a.len();
+    let mut layers = vec![start];
+    for el in elems {
+        let now = &layers[layers.len() - 1];
+        let mut next = vec![false; n + 1];
+        match el {
+            Elem::Anchor(anchor) => {
+                for p in 0..n {
+                    next[p + 1] = now[p] && pc.is_anchor(p, anchor);
+                }
+            }
+            Elem::Slot(_) => {
+                let mut until = None;
+                for q in 0..=n {
+                    if now[q] {
+                        until = Some(q + MAX_SLOT_TOKENS);
+                    }
+                    next[q] = until.is_some_and(|u| q <= u);
+                }
+            }
+        }
+        layers.push(next);
+    }
+    layers
+}
+
+/// [`cut_ranges`]'s costs read forward: given `reach` (per token position, the least cost of
+/// what was cut before it), the least cost to each token position after cutting `elems`.
+fn cut_forward(elems: &[Elem], pc: &mut PieceCosts, mut reach: Vec<u32>) -> Vec<u32> {
+    let n = pc.a.len();
+    for el in elems {
+        let mut next = vec![CUT_INF; n + 1];
+        match el {
+            Elem::Anchor(anchor) => {
+                for p in 0..n {
+                    if reach[p] < CUT_INF && pc.is_anchor(p, anchor) {
+                        next[p + 1] = next[p + 1].min(reach[p]);
+                    }
+                }
+            }
+            &Elem::Slot(k) => {
+                for (p, &from) in reach.iter().enumerate() {
+                    if from >= CUT_INF {
+                        continue;
+                    }
+                    let last = n.min(p + MAX_SLOT_TOKENS);
+                    for (q, to) in next.iter_mut().enumerate().take(last + 1).skip(p) {
+                        *to = (*to).min(from + pc.cost(k, p, q));
+                    }
+                }
+            }
+        }
+        reach = next;
+    }
+    reach
+}
+
+/// [`cut_ranges`]'s costs read backward: given `rest` (per token position, the least cost of
+/// cutting what follows from it), the least cost from each token position of cutting `elems`
+/// and then the rest, at the positions `reach` holds for each element ([`reach_layers`]; the
+/// others are left unreached).
+fn cut_backward(
+    elems: &[Elem],
+    pc: &mut PieceCosts,
+    mut rest: Vec<u32>,
+    reach: &[Vec<bool>],
+) -> Vec<u32> {
+    let n = pc.a.len();
+    for (i, el) in elems.iter().enumerate().rev() {
+        let mut here = vec![CUT_INF; n + 1];
+        match el {
+            Elem::Anchor(anchor) => {
+                for p in 0..n {
+                    if reach[i][p] && rest[p + 1] < CUT_INF && pc.is_anchor(p, anchor) {
+                        here[p] = rest[p + 1];
+                    }
+                }
+            }
+            &Elem::Slot(k) => {
+                for p in (0..=n).filter(|&p| reach[i][p]) {
+                    let last = n.min(p + MAX_SLOT_TOKENS);
+                    for (q, &after) in rest.iter().enumerate().take(last + 1).skip(p) {
+                        if after >= CUT_INF {
+                            continue;
+                        }
+                        here[p] = here[p].min(after + pc.cost(k, p, q));
+                    }
+                }
+            }
+        }
+        rest = here;
+    }
+    rest
 }
 
 /// Moves the paired slot `k` ([`pair_slots`]) to the place within [`PAIRED_REACH`] elements
@@ -2435,21 +2650,28 @@ fn settle_paired(
     if with.is_empty() {
         return;
     }
-    let cost = |trial: &[Elem]| -> u64 {
-        let cutter = Cutter::new(trial, slots, cutting);
-        with.iter()
-            .map(|&(_, t)| cut_cost(&cutter, t).map_or(UNCUT_COST, u64::from))
-            .sum()
-    };
-    let mut best = (cost(skel), pos);
-    for to in pos.saturating_sub(PAIRED_REACH)..=(pos + PAIRED_REACH).min(skel.len() - 1) {
+    // The trials differ from `skel` only within PAIRED_REACH elements of `pos`.
+    let (lo, hi) = (
+        pos.saturating_sub(PAIRED_REACH),
+        (pos + PAIRED_REACH).min(skel.len() - 1),
+    );
+    let mut places = vec![pos];
+    let mut windows = vec![skel[lo..=hi].to_vec()];
+    for to in lo..=hi {
         if to == pos {
             continue;
         }
         let mut trial = skel.clone();
         let e = trial.remove(pos);
         trial.insert(to, e);
-        let c = cost(&trial);
+        places.push(to);
+        windows.push(trial[lo..=hi].to_vec());
+    }
+    let texts: Vec<&str> = with.iter().map(|&(_, t)| t).collect();
+    let known = SlotsKnown::new(slots, cutting);
+    let costs = window_costs((&skel[..lo], &windows, &skel[hi + 1..]), &known, &texts);
+    let mut best = (costs[0], pos);
+    for (to, c) in places.into_iter().zip(costs).skip(1) {
         if c < best.0 {
             best = (c, to);
         }
@@ -2495,12 +2717,11 @@ fn vote_order(ids: &[usize], slots: &[SlotSpan], samples: &[Sample]) -> Vec<usiz
 }
 
 /// The skeleton and slots an answer is cut against, with what [`cut_sample`] asks of each
-/// slot worked out once: the lengths of the texts and shapes it knows (a candidate text of
-/// another length is known to be neither, without a lookup).
+/// slot worked out once ([`SlotsKnown`]).
 struct Cutter<'s> {
     skel: &'s [Elem],
-    /// Per skeleton element: for a slot, its texts, their shapes and the longest of each.
-    known: Vec<Option<SlotKnown<'s>>>,
+    /// What each slot of the skeleton's slots knows.
+    known: SlotsKnown<'s>,
     cutting: Cutting,
     /// The cuts without hints made so far, by text: the answers of many words print alike.
     done: RefCell<HashMap<Box<str>, Option<Cut>>>,
@@ -2509,7 +2730,8 @@ struct Cutter<'s> {
 /// A cut of an answer: its cost and each slot's piece as a byte range of the answer.
 type Cut = (u32, Vec<(usize, usize)>);
 
-/// A slot's known texts and shapes ([`Cutter`]).
+/// A slot's known texts and shapes ([`Cutter`]): the lengths of the texts and shapes it
+/// knows (a candidate text of another length is known to be neither, without a lookup).
 struct SlotKnown<'s> {
     vocab: &'s HashSet<String>,
     shapes: &'s HashSet<String>,
@@ -2517,6 +2739,133 @@ struct SlotKnown<'s> {
     shape_lens: TextLengths,
     /// The shapes of the single tokens of its texts (`.INVALID#`, `.STRONG`, `.GPU`).
     token_shapes: HashSet<String>,
+}
+
+impl<'s> SlotKnown<'s> {
+    fn of(s: &'s SlotSpan) -> Self {
+        SlotKnown {
+            vocab: &s.vocab,
+            shapes: &s.shapes,
+            vocab_lens: TextLengths::of(&s.vocab),
+            shape_lens: TextLengths::of(&s.shapes),
+            token_shapes: s
+                .vocab
+                .iter()
+                .flat_map(|t| tokens(t).into_iter().map(shape))
+                .collect(),
+        }
+    }
+}
+
+/// What the slots of one slot list know ([`SlotKnown`], each worked out when a skeleton
+/// first uses its slot): shared by the trial skeletons that order the same slots otherwise
+/// ([`window_costs`]).
+struct SlotsKnown<'s> {
+    slots: &'s [SlotSpan],
+    cutting: Cutting,
+    known: Vec<std::cell::OnceCell<SlotKnown<'s>>>,
+}
+
+impl<'s> SlotsKnown<'s> {
+    fn new(slots: &'s [SlotSpan], cutting: Cutting) -> Self {
+        SlotsKnown {
+            slots,
+            cutting,
+            known: slots.iter().map(|_| std::cell::OnceCell::new()).collect(),
+        }
+    }
+
+    /// What slot `k` knows.
+    fn slot(&self, k: usize) -> &SlotKnown<'s> {
+        self.known[k].get_or_init(|| SlotKnown::of(&self.slots[k]))
+    }
+}
+
+/// One answer as [`cut_ranges`] reads it: its tokens' byte offsets (tokens cover it end to
+/// end, the last offset is its end), and the shape of the whole answer with each token's
+/// offset in it (the shape of a run of tokens is the run of their shapes: a number never
+/// spans two tokens; with [`Cutting::SlotTexts`] only).
+struct AnswerTokens {
+    at: Vec<usize>,
+    shaped: String,
+    shape_at: Vec<usize>,
+}
+
+impl AnswerTokens {
+    fn of(text: &str, cutting: Cutting) -> Self {
+        let toks = tokens(text);
+        let n = toks.len();
+        let mut at = Vec::with_capacity(n + 1);
+        let mut shaped = String::new();
+        let mut shape_at = Vec::with_capacity(n + 1);
+        let mut off = 0;
+        for t in &toks {
+            at.push(off);
+            shape_at.push(shaped.len());
+            off += t.len();
+            if cutting == Cutting::SlotTexts {
+                shape_into(t, &mut shaped);
+            }
+        }
+        at.push(off);
+        shape_at.push(shaped.len());
+        AnswerTokens {
+            at,
+            shaped,
+            shape_at,
+        }
+    }
+
+    /// How many tokens.
+    fn len(&self) -> usize {
+        self.at.len() - 1
+    }
+
+    /// Per token, whether a slot that knows `known` never printed a token of its shape
+    /// (never, with [`Cutting::GroupTexts`]).
+    fn strange(&self, known: &SlotKnown, cutting: Cutting, out: &mut Vec<bool>) {
+        out.clear();
+        let n = self.len();
+        if cutting == Cutting::SlotTexts {
+            out.extend((0..n).map(|t| {
+                !known
+                    .token_shapes
+                    .contains(&self.shaped[self.shape_at[t]..self.shape_at[t + 1]])
+            }));
+        } else {
+            out.resize(n, false);
+        }
+    }
+}
+
+/// What cutting the piece of `text` from token `p` to token `q` (`strange`: of its tokens,
+/// how many are of a shape the slot never printed) to a slot that knows `known` misses: a
+/// text the slot printed alone costs nothing; one of the same shape (`R48` for `R5`,
+/// `0x1234` for `0x10`) costs 1; anything else more.
+fn piece_miss(
+    (text, a): (&str, &AnswerTokens),
+    known: &SlotKnown,
+    cutting: Cutting,
+    (p, q, strange): (usize, usize, u32),
+) -> u32 {
+    let (at, shaped, shape_at) = (&a.at, &a.shaped, &a.shape_at);
+    let piece = &text[at[p]..at[q]];
+    if known.vocab_lens.may_hold(piece.len()) && known.vocab.contains(piece) {
+        0
+    } else if cutting == Cutting::GroupTexts {
+        2
+    } else if known.shape_lens.may_hold(shape_at[q] - shape_at[p])
+        && known.shapes.contains(&shaped[shape_at[p]..shape_at[q]])
+    {
+        1
+    } else {
+        // Longer unknown texts cost more, so that one slot does not take the texts of its
+        // neighbours when a piece is unknown anyway; a token of a shape the slot never
+        // printed costs 2 more (SM80 RED: `.INVALID14.STRONG.GPU.PRIVATE` is the type's
+        // `.INVALID14`, a shape the type printed alone, and the scope's unseen
+        // `.STRONG.GPU.PRIVATE`, tokens the scope printed).
+        2 + (q - p) as u32 + 2 * strange
+    }
 }
 
 /// The lengths of a set of texts: bit `n` of `short` for each length `n` under 128, and the
@@ -2549,29 +2898,9 @@ impl TextLengths {
 
 impl<'s> Cutter<'s> {
     fn new(skel: &'s [Elem], slots: &'s [SlotSpan], cutting: Cutting) -> Self {
-        let known = skel
-            .iter()
-            .map(|e| match e {
-                Elem::Anchor(_) => None,
-                Elem::Slot(k) => {
-                    let s = &slots[*k];
-                    Some(SlotKnown {
-                        vocab: &s.vocab,
-                        shapes: &s.shapes,
-                        vocab_lens: TextLengths::of(&s.vocab),
-                        shape_lens: TextLengths::of(&s.shapes),
-                        token_shapes: s
-                            .vocab
-                            .iter()
-                            .flat_map(|t| tokens(t).into_iter().map(shape))
-                            .collect(),
-                    })
-                }
-            })
-            .collect();
         Cutter {
             skel,
-            known,
+            known: SlotsKnown::new(slots, cutting),
             cutting,
             done: RefCell::default(),
         }
@@ -2616,33 +2945,19 @@ fn cut_dp<'t>(
         .map(|(cost, pieces)| (cost, pieces.iter().map(|&(a, b)| &text[a..b]).collect()))
 }
 
+/// A cost no cut reaches ([`cut_ranges`], [`window_costs`]).
+const CUT_INF: u32 = u32::MAX / 2;
+
 /// [`cut_dp`]'s search, each piece as a byte range of `text`.
 fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> Option<Cut> {
-    let toks = tokens(text);
-    let n = toks.len();
+    let a = AnswerTokens::of(text, cutter.cutting);
+    let at = &a.at;
+    let n = a.len();
     let skel = cutter.skel;
     let e = skel.len();
-    // Byte offset of each token in `text` (tokens cover it end to end), and of each token's
-    // shape in the shape of the whole text: the shape of a run of tokens is the run of their
-    // shapes (a number never spans two tokens).
-    let mut at = Vec::with_capacity(n + 1);
-    let mut shaped = String::new();
-    let mut shape_at = Vec::with_capacity(n + 1);
-    let mut off = 0;
-    for t in &toks {
-        at.push(off);
-        shape_at.push(shaped.len());
-        off += t.len();
-        if cutter.cutting == Cutting::SlotTexts {
-            shape_into(t, &mut shaped);
-        }
-    }
-    at.push(off);
-    shape_at.push(shaped.len());
-    const INF: u32 = u32::MAX / 2;
     // best[i * w + p]: least cost to match skel[i..] against toks[p..]; choice for the path.
     let w = n + 1;
-    let mut best = vec![INF; (e + 1) * w];
+    let mut best = vec![CUT_INF; (e + 1) * w];
     let mut choice = vec![0usize; (e + 1) * w];
     best[e * w + n] = 0;
     // Each skeleton element's hint (slots are numbered in skeleton order).
@@ -2656,56 +2971,46 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> 
             }
         }
     }
-    let reachable = reachable_cuts(cutter, &toks);
+    let reachable = reachable_cuts(skel, text, at);
+    // Per token, whether the slot being cut never printed a token of its shape: worked out
+    // once per slot element, not once per piece that holds the token.
+    let mut strange_tok: Vec<bool> = Vec::with_capacity(n);
+    let mut strange_of: Option<usize> = None;
     for i in (0..e).rev() {
         for p in (0..=n).rev() {
             if !reachable[i * w + p] {
                 continue;
             }
-            match (&skel[i], &cutter.known[i]) {
-                (Elem::Anchor(a), _) => {
-                    if p < n && toks[p] == a && best[(i + 1) * w + p + 1] < INF {
+            match &skel[i] {
+                Elem::Anchor(anchor) => {
+                    if p < n
+                        && text[at[p]..at[p + 1]] == *anchor
+                        && best[(i + 1) * w + p + 1] < CUT_INF
+                    {
                         best[i * w + p] = best[(i + 1) * w + p + 1];
                         choice[i * w + p] = p + 1;
                     }
                 }
-                (Elem::Slot(_), Some(known)) => {
+                &Elem::Slot(k) => {
+                    let known = cutter.known.slot(k);
+                    if strange_of != Some(i) {
+                        a.strange(known, cutter.cutting, &mut strange_tok);
+                        strange_of = Some(i);
+                    }
                     // Of the piece's tokens so far, how many the slot never printed one of
                     // the shape of (each costs 2 in an unknown piece).
                     let mut strange = 0u32;
                     for q in p..=n.min(p + MAX_SLOT_TOKENS) {
-                        if q > p && cutter.cutting == Cutting::SlotTexts {
-                            let t = &shaped[shape_at[q - 1]..shape_at[q]];
-                            strange += u32::from(!known.token_shapes.contains(t));
+                        if q > p {
+                            strange += u32::from(strange_tok[q - 1]);
                         }
                         let rest = best[(i + 1) * w + q];
-                        if rest >= INF {
+                        if rest >= CUT_INF {
                             continue;
                         }
-                        // A text the slot printed alone costs nothing; one of the same shape
-                        // (`R48` for `R5`, `0x1234` for `0x10`) costs 1; anything else more.
-                        let piece = &text[at[p]..at[q]];
-                        let miss = if known.vocab_lens.may_hold(piece.len())
-                            && known.vocab.contains(piece)
-                        {
-                            0
-                        } else if cutter.cutting == Cutting::GroupTexts {
-                            2
-                        } else if known.shape_lens.may_hold(shape_at[q] - shape_at[p])
-                            && known.shapes.contains(&shaped[shape_at[p]..shape_at[q]])
-                        {
-                            1
-                        } else {
-                            // Longer unknown texts cost more, so that one slot does not take
-                            // the texts of its neighbours when a piece is unknown anyway; a
-                            // token of a shape the slot never printed costs 2 more (SM80 RED:
-                            // `.INVALID14.STRONG.GPU.PRIVATE` is the type's `.INVALID14`, a
-                            // shape the type printed alone, and the scope's unseen
-                            // `.STRONG.GPU.PRIVATE`, tokens the scope printed).
-                            2 + (q - p) as u32 + 2 * strange
-                        };
+                        let miss = piece_miss((text, &a), known, cutter.cutting, (p, q, strange));
                         let miss = match hint_of[i] {
-                            Some(h) if h == piece => 0,
+                            Some(h) if *h == text[at[p]..at[q]] => 0,
                             Some(_) => miss + 1,
                             None => miss,
                         };
@@ -2716,11 +3021,10 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> 
                         }
                     }
                 }
-                (Elem::Slot(_), None) => {}
             }
         }
     }
-    if best[0] >= INF {
+    if best[0] >= CUT_INF {
         return None;
     }
     let mut out = Vec::new();
@@ -2735,25 +3039,26 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> 
     Some((best[0], out))
 }
 
-/// The states of [`cut_dp`] a cut of the whole answer can pass through: entry `i * (n + 1)
-/// + p` (`n` tokens in `toks`) is set when `skel[..i]` can match `toks[..p]` (anchors equal
-/// to their tokens, a slot over at most [`MAX_SLOT_TOKENS`] tokens). The best cut from any
-/// other state is never asked for, so [`cut_dp`] skips it.
-fn reachable_cuts(cutter: &Cutter, toks: &[&str]) -> Vec<bool> {
-    let n = toks.len();
+/// The states of [`cut_dp`] a cut of the whole answer `text` (its tokens starting at the
+/// byte offsets `at`, the last entry its end) can pass through: entry `i * (n + 1) + p` (`n`
+/// tokens) is set when `skel[..i]` can match the first `p` tokens (anchors equal to their
+/// tokens, a slot over at most [`MAX_SLOT_TOKENS`] tokens). The best cut from any other state
+/// is never asked for, so [`cut_dp`] skips it.
+fn reachable_cuts(skel: &[Elem], text: &str, at: &[usize]) -> Vec<bool> {
+    let n = at.len() - 1;
     let w = n + 1;
-    let e = cutter.skel.len();
+    let e = skel.len();
     let mut reach = vec![false; (e + 1) * w];
     reach[0] = true;
-    for (i, el) in cutter.skel.iter().enumerate() {
+    for (i, el) in skel.iter().enumerate() {
         let (now, next) = reach[i * w..(i + 2) * w].split_at_mut(w);
-        match (el, &cutter.known[i]) {
-            (Elem::Anchor(a), _) => {
+        match el {
+            Elem::Anchor(a) => {
                 for p in 0..n {
-                    next[p + 1] = now[p] && toks[p] == a;
+                    next[p + 1] = now[p] && text[at[p]..at[p + 1]] == *a;
                 }
             }
-            (Elem::Slot(_), Some(_)) => {
+            Elem::Slot(_) => {
                 // From each reachable p, every q in p..=p + MAX_SLOT_TOKENS.
                 let mut until = None;
                 for q in 0..=n {
@@ -2763,7 +3068,6 @@ fn reachable_cuts(cutter: &Cutter, toks: &[&str]) -> Vec<bool> {
                     next[q] = until.is_some_and(|u| q <= u);
                 }
             }
-            (Elem::Slot(_), None) => {}
         }
     }
     reach
@@ -3706,12 +4010,26 @@ impl<'a> LooClasses<'a> {
         if top.len() < self.keys << k {
             top.resize(self.keys << k, (0, 0));
         }
-        // Per answer, its (class, g bits) cell.
+        // Per answer, its (class, g bits) cell. A group of adjacent bits (most are) is read
+        // by one shift and mask.
         cells.clear();
-        cells.extend(self.texts.iter().zip(&self.class).map(|(&(w, _), &c)| {
-            let sub = if k == 0 { 0 } else { pext(w, g) as usize };
-            (c as usize) << k | sub
-        }));
+        let low = if g == 0 { 0 } else { g.trailing_zeros() };
+        let run = g >> low;
+        if run & run.wrapping_add(1) == 0 {
+            cells.extend(
+                self.texts
+                    .iter()
+                    .zip(&self.class)
+                    .map(|(&(w, _), &c)| (c as usize) << k | (w >> low & run) as usize),
+            );
+        } else {
+            cells.extend(
+                self.texts
+                    .iter()
+                    .zip(&self.class)
+                    .map(|(&(w, _), &c)| (c as usize) << k | pext(w, g) as usize),
+            );
+        }
         for &cell in cells.iter() {
             counts[cell] += 1;
         }

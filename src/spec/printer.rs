@@ -183,7 +183,8 @@ pub struct NumberRule {
     /// each half of a packed pair is (SM80 HFMA2's `-0.701171875` for `0xb99c`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub half: bool,
-    /// (key of the slot's other bits, negative) -> (prefix, suffix).
+    /// (key of the slot's other bits, negative) -> (prefix, suffix), sorted by key and sign,
+    /// one entry each.
     pub affixes: Vec<(Key, bool, String, String)>,
     /// (negative, prefix, suffix): what a key not in `affixes` prints, for a sign where at
     /// least 90% of the learned keys (and at least 4) print the same affixes. A context value
@@ -203,7 +204,8 @@ pub struct NumberRule {
     /// learned word had with those bits, as the words of every other guard value do.
     #[serde(default, skip_serializing_if = "Key::is_zero")]
     pub nearby_bits: Key,
-    /// With `nearby_bits`: (a key with those bits cleared, negative, prefix, suffix).
+    /// With `nearby_bits`: (a key with those bits cleared, negative, prefix, suffix), sorted as
+    /// `affixes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nearby: Vec<(Key, bool, String, String)>,
     /// Values printed as a name in the number's place, between the same affixes (the rule's
@@ -431,16 +433,27 @@ impl NumberRule {
     }
 }
 
-/// The (prefix, suffix) `list` holds for `key` and the sign.
+/// The (prefix, suffix) `list` holds for `key` and the sign. A long list is searched by
+/// halves: the learner writes each list sorted by key and sign, one entry each
+/// ([`crate::reading::printer`]), and learning asks a slot's rule about every value of its
+/// table (a linear search over thousands of keys was a tenth of a `resolve --write`).
 fn keyed_affixes(
     list: &[(Key, bool, String, String)],
     key: Key,
     neg: bool,
 ) -> Option<(&str, &str)> {
-    list.iter()
-        .find(|(k, s, _, _)| *k == key && *s == neg)
-        .map(|(_, _, pre, suf)| (pre.as_str(), suf.as_str()))
+    let found = if list.len() > LINEAR_AFFIX_SEARCH {
+        debug_assert!(list.is_sorted_by_key(|e| (e.0, e.1)));
+        let i = list.partition_point(|e| (e.0, e.1) < (key, neg));
+        list.get(i).filter(|e| e.0 == key && e.1 == neg)
+    } else {
+        list.iter().find(|(k, s, _, _)| *k == key && *s == neg)
+    };
+    found.map(|(_, _, pre, suf)| (pre.as_str(), suf.as_str()))
 }
+
+/// Longest affix list [`keyed_affixes`] searches entry by entry.
+const LINEAR_AFFIX_SEARCH: usize = 16;
 
 impl NumberRule {
     /// The float the bits of `mask` hold, if they are 1..=32 or 64 bits wide (1..=63 as the top
