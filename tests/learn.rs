@@ -198,7 +198,8 @@ fn utcomma_page_on_sm103_prints_a_register_pair_from_one_field() {
     let (ok, n, verdict) = learn_and_check("utcomma", "SM103 UTCOMMA");
     assert_eq!(n, 156);
     assert!(ok >= 155, "{ok}/{n}");
-    assert_eq!(verdict, 99.8);
+    // 99.8% until the constraint values no answer looked up were guessed (fifteenth session).
+    assert_eq!(verdict, 100.0);
 }
 
 /// nv_isa_solver's JMXU page for SM103a (never seen until set r, README fifteenth session):
