@@ -229,10 +229,7 @@ impl Recognizer {
     /// `table`.
     pub fn accepts(&self, word: u128, table: &str, value: u32) -> bool {
         let o = self.opclass(word).unwrap_or("");
-        self.accepted
-            .iter()
-            .find(|(ao, at, _)| ao == o && at == table)
-            .is_some_and(|(_, _, v)| v.binary_search(&value).is_ok())
+        listed(&self.accepted, o, table).is_some_and(|v| v.binary_search(&value).is_ok())
     }
 
     /// Whether `table`'s unseen values are refused for `word`'s opclass ([`Recognizer::closed`]).
@@ -252,10 +249,7 @@ impl Recognizer {
             return false;
         }
         let o = self.opclass(word).unwrap_or("");
-        self.foreseen
-            .iter()
-            .find(|(fo, ft, _)| fo == o && ft == table)
-            .is_some_and(|(_, _, v)| v.binary_search(&value).is_ok())
+        listed(&self.foreseen, o, table).is_some_and(|v| v.binary_search(&value).is_ok())
     }
 
     /// Fills `foreseen` from `accepted` and the refused values of each (opclass, table).
@@ -267,11 +261,7 @@ impl Recognizer {
         self.foreseen = refused
             .iter()
             .filter_map(|((o, t), r)| {
-                let acc = self
-                    .accepted
-                    .iter()
-                    .find(|(ao, at, _)| ao == o && at == t)
-                    .map(|(_, _, v)| v.as_slice())?;
+                let acc = listed(&self.accepted, o, t)?;
                 let c = tables.iter().find(|c| &c.table == t)?;
                 let v = foreseen_values(c, acc, r);
                 (!v.is_empty()).then(|| (o.clone(), t.clone(), v))
@@ -297,11 +287,7 @@ impl Recognizer {
         self.closed = refused
             .iter()
             .filter(|((o, t), r)| {
-                let seen = self
-                    .accepted
-                    .iter()
-                    .find(|(ao, at, _)| ao == o && at == t)
-                    .map_or(0, |(_, _, v)| v.len());
+                let seen = listed(&self.accepted, o, t).map_or(0, <[u32]>::len);
                 r.len() >= MIN_CLOSED_REFUSED && r.len() > CLOSED_RATIO * seen
             })
             .map(|(k, _)| k.clone())
@@ -325,6 +311,18 @@ impl Recognizer {
             .map(|((o, t), v)| (o, t, v.into_iter().collect()))
             .collect();
     }
+}
+
+/// The values a per-(opclass, table) list ([`Recognizer::accepted`], [`Recognizer::foreseen`])
+/// holds for `opclass` and `table`.
+fn listed<'a>(
+    list: &'a [(String, String, Vec<u32>)],
+    opclass: &str,
+    table: &str,
+) -> Option<&'a [u32]> {
+    list.iter()
+        .find(|(o, t, _)| o == opclass && t == table)
+        .map(|(_, _, v)| v.as_slice())
 }
 
 /// Fewest distinct values seen accepted, and seen refused, before [`Recognizer::foreseen`]
