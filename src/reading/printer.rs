@@ -3835,7 +3835,7 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     let mut key = narrow;
     let mut context = 0;
     let mut scratch = LooScratch::default();
-    for _ in 0..2 {
+    for _ in 0..MAX_SHAPE_CONTEXT_STEPS {
         let classes = LooClasses::new(key, &shaped);
         let now = classes.score(0, &mut scratch);
         if now == n {
@@ -3875,6 +3875,10 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     }
 }
 
+/// Steps of [`shape_context`]'s search, each adding one group or one pair of groups: a
+/// suffix can follow three (SM120 F2F's `.H1`: two free bits and the type group).
+const MAX_SHAPE_CONTEXT_STEPS: usize = 3;
+
 /// Groups [`paired_context`] pairs: the most telling by [`shape_entropy`].
 const PAIR_CANDIDATES: usize = 4;
 
@@ -3908,20 +3912,26 @@ fn paired_context(
         .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g)))
 }
 
-/// The shapes' entropy given the word's `key` bits (in nats, summed over the answers): how
-/// much of the shapes the key leaves unsaid.
+/// How much of the shapes the word's `key` bits leave unsaid, judged on answers they were not
+/// counted from: the summed leave-one-out log loss (in nats) of each answer's shape under its
+/// key's shape counts without it, smoothed by half an answer per shape. A wide group of bits
+/// that only splits the answers into small cells (SM120 F2F's scheduling bits, 6 of them)
+/// wins no ranking by that split alone: an answer alone in its cell costs `ln(shapes)`.
 fn shape_entropy(key: u128, shaped: &[(u128, u32)]) -> f64 {
     let mut cells: HashMap<(u128, u32), usize> = HashMap::default();
     let mut keys: HashMap<u128, usize> = HashMap::default();
+    let mut kinds: HashSet<u32> = HashSet::default();
     for &(w, t) in shaped {
         *cells.entry((w & key, t)).or_default() += 1;
         *keys.entry(w & key).or_default() += 1;
+        kinds.insert(t);
     }
+    let k = kinds.len() as f64;
     cells
         .iter()
-        .map(|(&(k, _), &c)| {
-            let c = c as f64;
-            -c * (c / keys[&k] as f64).ln()
+        .map(|(&(key, _), &c)| {
+            let (c, n) = (c as f64, keys[&key] as f64);
+            -c * ((c - 1.0 + 0.5) / (n - 1.0 + 0.5 * k)).ln()
         })
         .sum()
 }
@@ -4518,6 +4528,58 @@ mod tests {
             .collect();
         let t: Vec<(u128, &str)> = one.iter().map(|(w, t)| (*w, t.as_str())).collect();
         assert_eq!(shape_context(reg, &t, &[reg, a, b, other]), a);
+    }
+
+    #[test]
+    fn a_suffix_told_by_two_free_bits_under_a_type_slot_is_not_taken_from_a_wide_group() {
+        // SM120 F2F-like (synthesised table): the source register (bits 32-39) prints `.H1`,
+        // `.INVALID2` or `.INVALID3` from bits 60-61, which no field describes, but only where
+        // the type group (bits 75-77, 84-85) names a 16-bit source. A 6-bit scheduling group
+        // (bits 110-115) and two registers (bits 16-23, 64-71) tell nothing; they split the
+        // answers finest, so by the plain entropy they ranked among the groups to pair, the
+        // pair they made was taken, then dropped as below 99%: no suffix was ever printed.
+        let reg = 0xffu128 << 32;
+        let (b60, b61) = (1u128 << 60, 1u128 << 61);
+        let ty = 0x7u128 << 75 | 0x3u128 << 84;
+        let sched = 0x3fu128 << 110;
+        let half_types = [0x0bu128, 0x1c];
+        let mut rng = crate::codec::SplitMix64(21);
+        let texts: Vec<(u128, String)> = (0..1200)
+            .map(|_| {
+                let r = rng.next_u64() as u128;
+                // Three answers in five of a 16-bit source; bits 60-61 = 1 in two of five.
+                let kind = [0x0bu128, 0x0b, 0x1c, 0x13, 0x1a][(r >> 8) as usize % 5];
+                let ty_bits = (kind & 7) << 75 | (kind >> 3 & 3) << 84;
+                let half = [0u128, 0, 1, 1, 2, 3][(r >> 16) as usize % 6];
+                let noise =
+                    (r >> 24 & 0x3f) << 110 | (r >> 32 & 0xff) << 16 | (r >> 40 & 0xff) << 64;
+                let w = (r & 0xff) << 32 | half << 60 | ty_bits | noise;
+                let suffix = if !half_types.contains(&kind) {
+                    ""
+                } else {
+                    ["", ".H1", ".INVALID2", ".INVALID3"][(w >> 60 & 3) as usize]
+                };
+                (w, format!("R{}{suffix}", r & 0xff))
+            })
+            .collect();
+        let t: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let groups = [reg, b60, b61, ty, sched, 0xff << 16, 0xff << 64];
+        assert_eq!(shape_context(reg, &t, &groups), b60 | b61 | ty);
+        // Ranked for pairing, a register that tells nothing leaves more unsaid than the one
+        // bit that tells part (by the entropy counted on the answers themselves it was less:
+        // 256 cells of about five answers each look telling).
+        let suffixes: Vec<(u128, &str)> = t
+            .iter()
+            .map(|&(w, s)| {
+                (
+                    w,
+                    s.trim_start_matches(|c: char| c == 'R' || c.is_ascii_digit()),
+                )
+            })
+            .collect();
+        let shaped = interned(&suffixes);
+        assert!(shape_entropy(b60, &shaped) < shape_entropy(0xff << 16, &shaped));
+        assert!(shape_entropy(b60, &shaped) < shape_entropy(sched, &shaped));
     }
 
     #[test]
