@@ -25,6 +25,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod adopt;
+mod fits;
 mod numbered;
 
 /// Longest slot text, in tokens, the cutting of an answer considers.
@@ -3584,7 +3585,8 @@ fn drop_lone_exceptions(
 /// answers print (ties: the least text).
 fn value_table<'t>(mask: u128, texts: &[(u128, &'t str)]) -> BTreeMap<u128, &'t str> {
     // Sorted (value, text) pairs, counted by runs (no hash map per value).
-    let mut pairs: Vec<(u128, &str)> = texts.iter().map(|&(w, t)| (pext(w, mask), t)).collect();
+    let px = crate::spec::printer::Pext::new(mask);
+    let mut pairs: Vec<(u128, &str)> = texts.iter().map(|&(w, t)| (px.of(w), t)).collect();
     pairs.sort_unstable();
     pairs
         .chunk_by(|a, b| a.0 == b.0)
@@ -4023,11 +4025,12 @@ impl<'a> LooClasses<'a> {
                     .map(|(&(w, _), &c)| (c as usize) << k | (w >> low & run) as usize),
             );
         } else {
+            let px = crate::spec::printer::Pext::new(g);
             cells.extend(
                 self.texts
                     .iter()
                     .zip(&self.class)
-                    .map(|(&(w, _), &c)| (c as usize) << k | pext(w, g) as usize),
+                    .map(|(&(w, _), &c)| (c as usize) << k | px.of(w) as usize),
             );
         }
         for &cell in cells.iter() {
@@ -5703,6 +5706,7 @@ pub fn learn_printers(
     model: &mut super::model::Model,
     entries: &[crate::oracle::Entry],
 ) -> Result<PrinterSummary, crate::codec::CodecError> {
+    fits::next_generation();
     let codec0 = crate::codec::Codec::new(tables.to_vec())?;
     let renderer0 = crate::render::Renderer::new(&codec0);
     let obs = observations(&codec0, model, entries);
@@ -5833,7 +5837,7 @@ fn share_overlap_printers(
             continue;
         }
         let fit: Vec<Sample> = fit.iter().map(|(s, _)| *s).collect();
-        let (_, trial, _, _) = fit_variant(codec, renderer, (rep.table, rep.variant), &fit);
+        let (_, trial, _, _) = fits::fit_variant(codec, renderer, (rep.table, rep.variant), &fit);
         let merged = trial.as_ref().map_or(0, |p| {
             val.iter()
                 .filter(|((w, t), _)| p.slots_text(*w) == *t)
@@ -5849,7 +5853,7 @@ fn share_overlap_printers(
             continue;
         }
         let all: Vec<Sample> = answers.iter().map(|(s, _)| *s).collect();
-        let (_, p, _, _) = fit_variant(codec, renderer, (rep.table, rep.variant), &all);
+        let (_, p, _, _) = fits::fit_variant(codec, renderer, (rep.table, rep.variant), &all);
         if let Some(p) = p.or(trial) {
             for id in class {
                 tables[id.table as usize].variants[id.variant as usize].printer = Some(p.clone());
@@ -6010,7 +6014,7 @@ fn fit_all(
             });
             match same {
                 Some(l) => l.clone(),
-                None => fit_variant(codec, renderer, **id, samples),
+                None => fits::fit_variant(codec, renderer, **id, samples),
             }
         })
         .collect();
