@@ -19,6 +19,7 @@
 //! What nvdisasm prints that the table does not describe is learned the same way: the bits are
 //! taken from the word, not from the table's labels.
 
+use crate::spec::printer::Pext;
 pub use crate::spec::printer::{Joined, Key, NumberRule, Printer, Slot, deposit, pext};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
@@ -3585,7 +3586,7 @@ fn drop_lone_exceptions(
 /// answers print (ties: the least text).
 fn value_table<'t>(mask: u128, texts: &[(u128, &'t str)]) -> BTreeMap<u128, &'t str> {
     // Sorted (value, text) pairs, counted by runs (no hash map per value).
-    let px = crate::spec::printer::Pext::new(mask);
+    let px = Pext::new(mask);
     let mut pairs: Vec<(u128, &str)> = texts.iter().map(|&(w, t)| (px.of(w), t)).collect();
     pairs.sort_unstable();
     pairs
@@ -4025,7 +4026,7 @@ impl<'a> LooClasses<'a> {
                     .map(|(&(w, _), &c)| (c as usize) << k | (w >> low & run) as usize),
             );
         } else {
-            let px = crate::spec::printer::Pext::new(g);
+            let px = Pext::new(g);
             cells.extend(
                 self.texts
                     .iter()
@@ -4164,11 +4165,8 @@ fn fit_number_fresh(
         }
         // Per value: the candidate's bits, and the slot's other bits (which pick the affixes).
         bits.clear();
-        bits.extend(
-            entries
-                .iter()
-                .map(|(w, _)| (pext(*w, num), pext(*w, mask & !num))),
-        );
+        let (own, other) = (Pext::new(num), Pext::new(mask & !num));
+        bits.extend(entries.iter().map(|(w, _)| (own.of(*w), other.of(*w))));
         for signed in [false, true] {
             for scale in SCALES {
                 // A falling number only where no rising one explains every value.
