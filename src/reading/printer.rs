@@ -19,12 +19,14 @@
 //! What nvdisasm prints that the table does not describe is learned the same way: the bits are
 //! taken from the word, not from the table's labels.
 
+use crate::spec::printer::Pext;
 pub use crate::spec::printer::{Joined, Key, NumberRule, Printer, Slot, deposit, pext};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod adopt;
+mod fits;
 mod numbered;
 
 /// Longest slot text, in tokens, the cutting of an answer considers.
@@ -887,14 +889,7 @@ fn learn_at<'a>(
         }
     }
     if p.learned_permille < 1000
-        && let Some(q) = absorbed(
-            &skel,
-            &slots,
-            &samples,
-            &uncut,
-            (groups, base.0, cutting),
-            cache,
-        )
+        && let Some(q) = absorbed(&cutter, &samples, &uncut, (groups, base.0, cutting), cache)
         && q.learned_permille > p.learned_permille
     {
         p = q;
@@ -932,13 +927,13 @@ const MIN_UNCUT_ANSWERS: usize = 8;
 /// and, fitted on half of the answers, prints more of the rest than the skeleton; `None`
 /// otherwise.
 fn absorbed<'a>(
-    skel: &[Elem],
-    slots: &[SlotSpan],
+    cutter: &Cutter,
     samples: &[Sample<'a>],
     failing: &[&str],
     (groups, base, cutting): (&[u128], u128, Cutting),
     cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
+    let (skel, slots) = (cutter.skel, cutter.known.slots);
     let uncut = failing.len();
     if uncut < MIN_UNCUT_ANSWERS
         || uncut * 1000 < samples.len() * MIN_UNCUT_PERMILLE
@@ -948,7 +943,7 @@ fn absorbed<'a>(
     }
     let cut_before = samples.len() - uncut;
     let runs = anchor_runs(skel);
-    let mut best: Option<(CutScore, Skeleton)> = None;
+    let mut trials: Vec<Skeleton> = Vec::new();
     for (e0, e1, text) in &runs {
         let in_skel = runs.iter().filter(|r| r.2 == *text).count();
         if !failing
@@ -958,32 +953,34 @@ fn absorbed<'a>(
             continue;
         }
         for after in [true, false] {
-            let Some(trial) = join_run(skel, slots, (*e0, *e1, text), after) else {
-                continue;
-            };
-            let score = cut_score(&trial, samples, cutting);
-            if score.0 > cut_before && best.as_ref().is_none_or(|b| score > b.0) {
-                best = Some((score, trial));
-            }
+            trials.extend(join_run(skel, slots, (*e0, *e1, text), after));
         }
     }
-    let ((now_cut, _), (k2, s2)) = best?;
+    // The best trial's cutter is kept: the answers it cut are not cut again to fit it.
+    let mut best: Option<(CutScore, Cutter)> = None;
+    for trial in &trials {
+        let c = Cutter::new(&trial.0, &trial.1, cutting);
+        let score = cut_score(&c, samples);
+        if score.0 > cut_before && best.as_ref().is_none_or(|b| score > b.0) {
+            best = Some((score, c));
+        }
+    }
+    let ((now_cut, _), c2) = best?;
     // A joining that cuts more answers can still fit worse (slots side by side fitted as one
     // learn values by heart): fitted on half of the answers, it must print more of the rest
     // than the skeleton does. Halves by a mix of the word, so that no order of the answers
     // puts every answer of one value in one half.
     let (train, test): (Vec<Sample>, Vec<Sample>) =
         samples.iter().partition(|(w, _)| scatter(*w) & 1 == 0);
-    let mut fitted_on = |sk: &[Elem], sl: &[SlotSpan], on: &[Sample<'a>]| {
-        let c = Cutter::new(sk, sl, cutting);
+    let mut fitted_on = |c: &Cutter, on: &[Sample<'a>]| {
         let cut: Vec<(u128, Vec<&str>)> = on
             .iter()
-            .filter_map(|&(w, t)| cut_sample(&c, t).map(|x| (w, x)))
+            .filter_map(|&(w, t)| cut_sample(c, t).map(|x| (w, x)))
             .collect();
-        fit_cut(sk, sl, &cut, groups, base, cache).0
+        fit_cut(c.skel, c.known.slots, &cut, groups, base, cache).0
     };
-    let joined = printer_of(fitted_on(&k2, &s2, &train), &test).learned_permille;
-    let apart = printer_of(fitted_on(skel, slots, &train), &test).learned_permille;
+    let joined = printer_of(fitted_on(&c2, &train), &test).learned_permille;
+    let apart = printer_of(fitted_on(cutter, &train), &test).learned_permille;
     if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
         eprintln!(
             "  absorbed: {} answers, {uncut} uncut, {} cut now; on the other half {joined} \
@@ -992,7 +989,7 @@ fn absorbed<'a>(
             now_cut - cut_before
         );
     }
-    (joined > apart).then(|| printer_of(fitted_on(&k2, &s2, samples), samples))
+    (joined > apart).then(|| printer_of(fitted_on(&c2, samples), samples))
 }
 
 /// A skeleton and its slots.
@@ -1002,13 +999,9 @@ type Skeleton = (Vec<Elem>, Vec<SlotSpan>);
 /// texts the slots know better.
 type CutScore = (usize, std::cmp::Reverse<u64>);
 
-/// The [`CutScore`] of a trial skeleton over `samples`.
-fn cut_score(trial: &Skeleton, samples: &[Sample], cutting: Cutting) -> CutScore {
-    let c = Cutter::new(&trial.0, &trial.1, cutting);
-    let costs: Vec<u32> = samples
-        .iter()
-        .filter_map(|(_, t)| cut_cost(&c, t))
-        .collect();
+/// The [`CutScore`] of a trial skeleton (cut by `c`) over `samples`.
+fn cut_score(c: &Cutter, samples: &[Sample]) -> CutScore {
+    let costs: Vec<u32> = samples.iter().filter_map(|(_, t)| cut_cost(c, t)).collect();
     (
         costs.len(),
         std::cmp::Reverse(costs.iter().map(|&c| u64::from(c)).sum()),
@@ -3584,7 +3577,8 @@ fn drop_lone_exceptions(
 /// answers print (ties: the least text).
 fn value_table<'t>(mask: u128, texts: &[(u128, &'t str)]) -> BTreeMap<u128, &'t str> {
     // Sorted (value, text) pairs, counted by runs (no hash map per value).
-    let mut pairs: Vec<(u128, &str)> = texts.iter().map(|&(w, t)| (pext(w, mask), t)).collect();
+    let px = Pext::new(mask);
+    let mut pairs: Vec<(u128, &str)> = texts.iter().map(|&(w, t)| (px.of(w), t)).collect();
     pairs.sort_unstable();
     pairs
         .chunk_by(|a, b| a.0 == b.0)
@@ -4033,11 +4027,12 @@ impl<'a> LooClasses<'a> {
                     .map(|(&(w, _), &c)| (c as usize) << k | (w >> low & run) as usize),
             );
         } else {
+            let px = Pext::new(g);
             cells.extend(
                 self.texts
                     .iter()
                     .zip(&self.class)
-                    .map(|(&(w, _), &c)| (c as usize) << k | pext(w, g) as usize),
+                    .map(|(&(w, _), &c)| (c as usize) << k | px.of(w) as usize),
             );
         }
         for &cell in cells.iter() {
@@ -4171,19 +4166,16 @@ fn fit_number_fresh(
         }
         // Per value: the candidate's bits, and the slot's other bits (which pick the affixes).
         bits.clear();
-        bits.extend(
-            entries
-                .iter()
-                .map(|(w, _)| (pext(*w, num), pext(*w, mask & !num))),
-        );
+        let (own, other) = (Pext::new(num), Pext::new(mask & !num));
+        bits.extend(entries.iter().map(|(w, _)| (own.of(*w), other.of(*w))));
         for signed in [false, true] {
-            for scale in SCALES {
+            let by_scale = matched_by_scale(num, signed, &entries, &bits);
+            for (scale, plain_matched) in SCALES.into_iter().zip(by_scale) {
                 // A falling number only where no rising one explains every value.
                 if scale < 0 && best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
                     break;
                 }
                 let plain = (num, signed, scale, 0);
-                let plain_matched = matched(plain, &entries, &bits);
                 keep_better(&mut best, plain, plain_matched, &entries, &bits);
                 // Another offset matches only values the plain rule misses: it is worth
                 // looking for when they could be more than the best rule's hits.
@@ -4399,6 +4391,30 @@ fn matched(
             })
         })
         .count()
+}
+
+/// [`matched`] of the rule `(num, signed, scale, 0)` for each scale of [`SCALES`], in one
+/// pass over the values.
+fn matched_by_scale(
+    num: u128,
+    signed: bool,
+    entries: &[(u128, Option<ParsedNumber>)],
+    bits: &[(u128, u128)],
+) -> [usize; SCALES.len()] {
+    // Scale 1 and no offset: the value of the bits as they are.
+    let probe = probe_rule(num, signed, 1, 0);
+    let mut out = [0; SCALES.len()];
+    for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
+        let Some((_, neg, n, _, _)) = *parsed else {
+            continue;
+        };
+        let printed = if neg { -(n as i128) } else { n as i128 };
+        let value = probe.value_of_bits(*v);
+        for (hits, scale) in out.iter_mut().zip(SCALES) {
+            *hits += usize::from(printed == value * scale as i128);
+        }
+    }
+    out
 }
 
 /// Replaces `best` by [`try_rule`]'s rule for `rule` when it has more hits. `matched` is
@@ -5765,6 +5781,7 @@ pub fn learn_printers(
     model: &mut super::model::Model,
     entries: &[crate::oracle::Entry],
 ) -> Result<PrinterSummary, crate::codec::CodecError> {
+    fits::next_generation();
     let codec0 = crate::codec::Codec::new(tables.to_vec())?;
     let renderer0 = crate::render::Renderer::new(&codec0);
     let obs = observations(&codec0, model, entries);
@@ -5895,7 +5912,7 @@ fn share_overlap_printers(
             continue;
         }
         let fit: Vec<Sample> = fit.iter().map(|(s, _)| *s).collect();
-        let (_, trial, _, _) = fit_variant(codec, renderer, (rep.table, rep.variant), &fit);
+        let (_, trial, _, _) = fits::fit_variant(codec, renderer, (rep.table, rep.variant), &fit);
         let merged = trial.as_ref().map_or(0, |p| {
             val.iter()
                 .filter(|((w, t), _)| p.slots_text(*w) == *t)
@@ -5911,7 +5928,7 @@ fn share_overlap_printers(
             continue;
         }
         let all: Vec<Sample> = answers.iter().map(|(s, _)| *s).collect();
-        let (_, p, _, _) = fit_variant(codec, renderer, (rep.table, rep.variant), &all);
+        let (_, p, _, _) = fits::fit_variant(codec, renderer, (rep.table, rep.variant), &all);
         if let Some(p) = p.or(trial) {
             for id in class {
                 tables[id.table as usize].variants[id.variant as usize].printer = Some(p.clone());
@@ -6072,7 +6089,7 @@ fn fit_all(
             });
             match same {
                 Some(l) => l.clone(),
-                None => fit_variant(codec, renderer, **id, samples),
+                None => fits::fit_variant(codec, renderer, **id, samples),
             }
         })
         .collect();

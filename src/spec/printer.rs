@@ -259,6 +259,37 @@ pub fn pext(word: u128, mask: u128) -> u128 {
     out
 }
 
+/// [`pext`] by one mask for many words: the mask's runs of adjacent bits worked out once.
+#[derive(Debug, Clone)]
+pub struct Pext {
+    /// Per run of the mask, lowest first: (its lowest bit, its length as that many low bits
+    /// set, where its bits go in the packed value).
+    runs: Vec<(u32, u128, u32)>,
+}
+
+impl Pext {
+    /// The runs of `mask`.
+    pub fn new(mask: u128) -> Pext {
+        let mut at = 0;
+        let runs = bit_runs(mask)
+            .map(|(lo, ones)| {
+                let r = (lo, ones, at);
+                at += ones.count_ones();
+                r
+            })
+            .collect();
+        Pext { runs }
+    }
+
+    /// [`pext`] of `word` by the mask.
+    #[inline]
+    pub fn of(&self, word: u128) -> u128 {
+        self.runs
+            .iter()
+            .fold(0, |out, &(lo, ones, at)| out | (word >> lo & ones) << at)
+    }
+}
+
 /// The runs of adjacent set bits of `mask`, lowest first: (lowest bit, the run's length as
 /// that many low bits set).
 fn bit_runs(mask: u128) -> impl Iterator<Item = (u32, u128)> {
