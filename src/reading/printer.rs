@@ -3889,9 +3889,10 @@ fn paired_context(
     classes: &LooClasses,
     scratch: &mut LooScratch,
 ) -> Option<(usize, u128)> {
+    let kinds = shaped.iter().map(|x| x.1).collect::<HashSet<u32>>().len();
     let mut ranked: Vec<(f64, u128)> = free
         .iter()
-        .map(|&g| (shape_entropy(key | g, shaped), g))
+        .map(|&g| (shape_entropy(key | g, shaped, kinds), g))
         .collect();
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     ranked.truncate(PAIR_CANDIDATES);
@@ -3911,16 +3912,16 @@ fn paired_context(
 /// key's shape counts without it, smoothed by half an answer per shape. A wide group of bits
 /// that only splits the answers into small cells (SM120 F2F's scheduling bits, 6 of them)
 /// wins no ranking by that split alone: an answer alone in its cell costs `ln(shapes)`.
-fn shape_entropy(key: u128, shaped: &[(u128, u32)]) -> f64 {
+/// `kinds` is the number of distinct shapes in `shaped` (the same for every key: counted once
+/// by the caller).
+fn shape_entropy(key: u128, shaped: &[(u128, u32)], kinds: usize) -> f64 {
     let mut cells: HashMap<(u128, u32), usize> = HashMap::default();
     let mut keys: HashMap<u128, usize> = HashMap::default();
-    let mut kinds: HashSet<u32> = HashSet::default();
     for &(w, t) in shaped {
         *cells.entry((w & key, t)).or_default() += 1;
         *keys.entry(w & key).or_default() += 1;
-        kinds.insert(t);
     }
-    let k = kinds.len() as f64;
+    let k = kinds as f64;
     cells
         .iter()
         .map(|(&(key, _), &c)| {
@@ -4594,8 +4595,14 @@ mod tests {
             })
             .collect();
         let shaped = interned(&suffixes);
-        assert!(shape_entropy(b60, &shaped) < shape_entropy(0xff << 16, &shaped));
-        assert!(shape_entropy(b60, &shaped) < shape_entropy(sched, &shaped));
+        let kinds = suffixes
+            .iter()
+            .map(|x| x.1)
+            .collect::<HashSet<&str>>()
+            .len();
+        assert_eq!(kinds, 4);
+        assert!(shape_entropy(b60, &shaped, kinds) < shape_entropy(0xff << 16, &shaped, kinds));
+        assert!(shape_entropy(b60, &shaped, kinds) < shape_entropy(sched, &shaped, kinds));
     }
 
     #[test]

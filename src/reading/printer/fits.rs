@@ -23,11 +23,18 @@ static FITS: Mutex<Option<Fits>> = Mutex::new(None);
 /// Starts a new round of fits ([`super::learn_printers`] calls it once per call): fits last
 /// asked for before the previous round are forgotten.
 pub(super) fn next_generation() {
+    with_fits(|fits| {
+        fits.generation += 1;
+        let keep_from = fits.generation - 1;
+        fits.kept.retain(|_, (seen, _)| *seen >= keep_from);
+    });
+}
+
+/// Runs `f` on the kept fits, under the lock (a poisoned lock is taken as it is: the fits
+/// are only ever inserted whole).
+fn with_fits<R>(f: impl FnOnce(&mut Fits) -> R) -> R {
     let mut g = FITS.lock().unwrap_or_else(|e| e.into_inner());
-    let fits = g.get_or_insert_with(Fits::default);
-    fits.generation += 1;
-    let keep_from = fits.generation - 1;
-    fits.kept.retain(|_, (seen, _)| *seen >= keep_from);
+    f(g.get_or_insert_with(Fits::default))
 }
 
 /// The digest of a fit's inputs ([`FitKey`]).
@@ -59,19 +66,17 @@ pub(super) fn fit_variant(
     let Some(k) = key(codec, id, samples) else {
         return super::fit_variant(codec, renderer, id, samples);
     };
-    {
-        let mut g = FITS.lock().unwrap_or_else(|e| e.into_inner());
-        let fits = g.get_or_insert_with(Fits::default);
+    let kept = with_fits(|fits| {
         let now = fits.generation;
-        if let Some((seen, learned)) = fits.kept.get_mut(&k) {
+        fits.kept.get_mut(&k).map(|(seen, learned)| {
             *seen = now;
-            return learned.clone();
-        }
+            learned.clone()
+        })
+    });
+    if let Some(learned) = kept {
+        return learned;
     }
     let learned = super::fit_variant(codec, renderer, id, samples);
-    let mut g = FITS.lock().unwrap_or_else(|e| e.into_inner());
-    let fits = g.get_or_insert_with(Fits::default);
-    let now = fits.generation;
-    fits.kept.insert(k, (now, learned.clone()));
+    with_fits(|fits| fits.kept.insert(k, (fits.generation, learned.clone())));
     learned
 }
