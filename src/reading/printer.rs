@@ -3491,7 +3491,10 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
 /// its float type from bits 0 and 73-76 by bit 87 alone (`.F16x4.RN`, `.E5M2x4.RN`), which
 /// no whole group outside the slot tells. Its single bits too, then: a run of the rest can be
 /// wider than what the text follows, and keys over bits it does not follow are learned from
-/// fewer answers each.
+/// fewer answers each. Of a group outside the slot drawn over several places, each place (run
+/// of adjacent bits) alone as well: SM103 REDAS's address prints its uniform register at 0xff
+/// as `URZ` or not at all by bit 72, one place of the modifier field over bits 72 and 87-89,
+/// whose sixteen values leave too few answers each to tell it.
 fn context_candidates(mask: u128, groups: &[u128]) -> Vec<u128> {
     let mut out: Vec<u128> = Vec::new();
     for &g in groups {
@@ -3503,6 +3506,8 @@ fn context_candidates(mask: u128, groups: &[u128]) -> Vec<u128> {
         if rest != g {
             out.extend(adjacent_runs(rest));
             out.extend(bits_of(rest));
+        } else if adjacent_runs(g).nth(1).is_some() {
+            out.extend(adjacent_runs(g));
         }
     }
     out.sort_unstable();
@@ -3855,6 +3860,7 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
         key |= g;
         context |= g;
     }
+    let (key, context) = bits_that_tell(key, context, &shaped);
     // Context is kept only where it makes the affixes a rule (all but 1% of the answers):
     // a group that helps a little by chance (a register's names against its numbers) is not;
     // nor where the slot's own bits, as keys, already tell the affixes better (a 6-bit
@@ -3867,6 +3873,22 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     } else {
         0
     }
+}
+
+/// Of the `context` bits in `key`, those whose leaving out makes the answers predictable
+/// (leave-one-out) on fewer of them; `(key, context)` without the others. The search takes
+/// whole groups, and a group can hold bits that tell nothing: SM103 FMUL2 prints `.reuse`
+/// after a source register where bit 109 and bit 122 of the reuse group (bits 122-125) are
+/// both set; keyed by the whole group, a value of bits 123-125 no answer showed printed
+/// the commonest text, with or without `.reuse`.
+fn bits_that_tell(mut key: u128, mut context: u128, texts: &[(u128, u32)]) -> (u128, u128) {
+    for b in bits_of(context).collect::<Vec<_>>() {
+        if loo_score(key & !b, texts) >= loo_score(key, texts) {
+            key &= !b;
+            context &= !b;
+        }
+    }
+    (key, context)
 }
 
 /// Steps of [`shape_context`]'s search, each adding one group or one pair of groups: a
@@ -4953,6 +4975,79 @@ mod tests {
         let want = [rest, 1, 0b111 << 73, 1 << 73, 1 << 74, 1 << 75, outside];
         assert_eq!(c.len(), want.len());
         assert!(want.iter().all(|w| c.contains(w)));
+        // A field outside the slot drawn over two places (SM103 REDAS's modifier, bits 72
+        // and 87-89): whole, and each place alone; a field of one place only whole.
+        let split = 1u128 << 72 | 0b111 << 87;
+        let c = context_candidates(0xff << 64, &[0xff << 64, split, outside]);
+        let want = [split, 1 << 72, 0b111 << 87, outside];
+        assert_eq!(c.len(), want.len());
+        assert!(want.iter().all(|w| c.contains(w)));
+    }
+
+    #[test]
+    fn a_suffix_keyed_by_a_group_keeps_only_the_bits_of_it_that_tell() {
+        // SM103 FMUL2: `.reuse` after the source register (bits 24-31) where bit 109 and bit
+        // 122 of the reuse group (bits 122-125) are both set; bits 123-125 tell nothing.
+        let reg = 0xffu128 << 24;
+        let (y, reuse) = (1u128 << 109, 0xfu128 << 122);
+        let mut rng = crate::codec::SplitMix64(122);
+        let texts: Vec<(u128, String)> = (0..800)
+            .map(|_| {
+                let r = rng.next_u64() as u128;
+                let w = (r & 0xff) << 24 | (r >> 8 & 1) << 109 | (r >> 9 & 0xf) << 122;
+                let suffix = if w & y != 0 && w >> 122 & 1 == 1 {
+                    ".reuse"
+                } else {
+                    ""
+                };
+                (w, format!("R{}{suffix}", r & 0xff))
+            })
+            .collect();
+        let t: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        assert_eq!(shape_context(reg, &t, &[reg, y, reuse]), y | 1 << 122);
+    }
+
+    #[test]
+    fn a_register_at_zero_is_told_by_one_place_of_a_field_drawn_over_two() {
+        // SM103 REDAS: the uniform register of the address (bits 64-71) prints `URZ` at 0xff
+        // in the `.U32` form (bit 72 clear) and nothing in the `.64` form. Bit 72 is one
+        // place of the resolved modifier field (bits 72, 87-89: the operation at 87-89); the
+        // base register (bits 24-31) tells nothing. Twelve answers at 0xff over the sixteen
+        // values of the whole field leave most values unseen or seen once, so only bit 72
+        // alone tells the rest.
+        let ur = 0xffu128 << 64;
+        let (b72, op) = (1u128 << 72, 0b111u128 << 87);
+        let base_reg = 0xffu128 << 24;
+        let mut rng = crate::codec::SplitMix64(72);
+        let mut texts: Vec<(u128, String)> = Vec::new();
+        for i in 0..212 {
+            let r = rng.next_u64() as u128;
+            // At 0xff, the two forms in turn.
+            let form = if i < 12 { i as u128 & 1 } else { r >> 8 & 1 };
+            let noise = form << 72 | (r >> 9 & 7) << 87 | (r >> 16 & 0xff) << 24;
+            let n = if i < 12 { 0xff } else { r % 16 };
+            let text = match (n, noise & b72 != 0) {
+                (0xff, false) => "URZ".to_string(),
+                (0xff, true) => String::new(),
+                _ => format!("UR{n}"),
+            };
+            texts.push((n << 64 | noise, text));
+        }
+        let t: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let slot = fit_plain(ur, &t, &[ur, b72 | op, base_reg], 0);
+        assert_eq!(slot.mask, ur | b72);
+        for (ops, want) in [
+            (0u128, "URZ"),
+            (b72 | 5 << 87, ""),
+            (6 << 87 | 3 << 24, "URZ"),
+        ] {
+            let mut out = String::new();
+            slot.print_into(ur | ops, &mut out);
+            assert_eq!(out, want);
+        }
+        let mut out = String::new();
+        slot.print_into(7 << 64 | b72, &mut out);
+        assert_eq!(out, "UR7");
     }
 
     #[test]
