@@ -56,6 +56,7 @@ fn adopt_into(p: &mut Printer, donors: &[Vec<Slot>], samples: &[Sample]) {
         return;
     }
     let mut right = right_count(&p.slots, samples);
+    let mut adopted: Vec<u128> = Vec::new();
     for donor in donors {
         for at in 0..donor.len() {
             let s = &donor[at];
@@ -77,11 +78,17 @@ fn adopt_into(p: &mut Printer, donors: &[Vec<Slot>], samples: &[Sample]) {
             let (Some(slots), Some(r)) = (got, r) else {
                 continue;
             };
-            // A place chosen among several on the answers must show a gain.
+            // A place chosen among several on the answers must show a gain; so must a slot
+            // of other bits in place of one taken from a larger form before.
             let untouched = !p.slots.iter().any(|o| o.mask & s.mask != 0);
-            if r > right || (r == right && !(varies && untouched)) {
+            let replaces_adopted = p
+                .slots
+                .iter()
+                .any(|o| o.mask & s.mask != 0 && o.mask != s.mask && adopted.contains(&o.mask));
+            if r > right || (r == right && !(varies && untouched) && !replaces_adopted) {
                 p.slots = slots;
                 right = r;
+                adopted.push(s.mask);
             }
         }
     }
@@ -148,7 +155,19 @@ fn over_run(
     (a, b): (usize, usize),
     samples: &[Sample],
 ) -> Option<Vec<Slot>> {
-    if slots[a..=b].iter().any(|o| o.mask & !s.mask != 0) {
+    // Bits of the run outside the donor slot's are only its context where another slot
+    // prints them (SM103 FMUL2: a form seen in few answers keyed its register by the sign
+    // bit, which a slot of its own prints, where the larger form keyed it by the bits that
+    // print `.reuse`); bits the run alone holds would print nothing.
+    let elsewhere = slots
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i < a || i > b)
+        .fold(0, |m, (_, o)| m | o.mask);
+    if slots[a..=b]
+        .iter()
+        .any(|o| o.mask & !s.mask & !elsewhere != 0)
+    {
         return None;
     }
     let left = a.checked_sub(1).and_then(|i| fixed_text(&slots[i]));
@@ -161,12 +180,9 @@ fn over_run(
             (region, text_of(s, w))
         })
         .collect();
-    let k = (0..=l.len())
+    let (k, k2) = (0..=l.len())
         .filter(|&k| l.is_char_boundary(l.len() - k))
-        .find(|&k| trims_fit(&l[l.len() - k..], r, &cuts))?;
-    let tail = &l[l.len() - k..];
-    let (region, full) = cuts.first()?;
-    let k2 = full.len() - tail.len() - region.len();
+        .find_map(|k| trims_fit(&l[l.len() - k..], r, &cuts).map(|k2| (k, k2)))?;
     let mut out: Vec<Slot> = slots[..a.saturating_sub(left.is_some() as usize)].to_vec();
     if !l[..l.len() - k].is_empty() {
         out.push(Slot::fixed(&l[..l.len() - k]));
@@ -179,19 +195,26 @@ fn over_run(
     Some(out)
 }
 
-/// Whether every (run text, donor text) pair reads as `tail` + run text + the same prefix of
-/// `r`.
-fn trims_fit(tail: &str, r: &str, cuts: &[(String, String)]) -> bool {
+/// The length of the prefix of `r` the donor slot prints, where most (run text, donor text)
+/// pairs read as `tail` + run text + that prefix; `None` where no more than half do. A form
+/// learned from few answers may print some of them wrong (a register printed with `.reuse`
+/// by heart), and the donor then prints them otherwise; whether it prints more of them
+/// right is judged after.
+fn trims_fit(tail: &str, r: &str, cuts: &[(String, String)]) -> Option<usize> {
     let mut k2 = None;
-    cuts.iter().all(|(region, full)| {
-        let Some(rest) = full
-            .strip_prefix(tail)
-            .and_then(|x| x.strip_prefix(region.as_str()))
-        else {
-            return false;
-        };
-        *k2.get_or_insert(rest.len()) == rest.len() && r.starts_with(rest)
-    })
+    let reads = cuts
+        .iter()
+        .filter(|(region, full)| {
+            let Some(rest) = full
+                .strip_prefix(tail)
+                .and_then(|x| x.strip_prefix(region.as_str()))
+            else {
+                return false;
+            };
+            r.starts_with(rest) && *k2.get_or_insert(rest.len()) == rest.len()
+        })
+        .count();
+    if reads * 2 > cuts.len() { k2 } else { None }
 }
 
 /// `donor[at]` put into the fixed text between the slots of `slots` that hold the nearest
@@ -320,6 +343,60 @@ mod tests {
 
     fn guard() -> Slot {
         slot(GUARD, &[(0, "@P0 "), (1, "@P1 "), (7, "")])
+    }
+
+    #[test]
+    fn a_form_keyed_by_a_bit_printed_elsewhere_takes_the_larger_forms_telling_slot() {
+        // SM103 FMUL2: the larger form prints `.reuse` after the register (bits 16-17 here)
+        // where bits 109 and 122 are both set; a form of few answers keyed its register by
+        // the sign bit (72), which its own slot prints, and learned `R1.reuse` by heart.
+        let (sign, y, ru) = (1u128 << 72, 1u128 << 109, 1u128 << 122);
+        let minus = || slot(sign, &[(0, ""), (1, "-")]);
+        let donor: Vec<(u128, String)> = (0..16u128)
+            .map(|k| {
+                let reuse = if k >> 2 == 3 { ".reuse" } else { "" };
+                (k, format!("R{}{reuse}", k & 3))
+            })
+            .collect();
+        let donor: Vec<(u128, &str)> = donor.iter().map(|(k, t)| (*k, t.as_str())).collect();
+        let by_heart = [(0, "R0"), (1, "R1.reuse"), (2, "R2"), (3, "R3")];
+        let by_heart: Vec<(u128, &str)> = (0..8u128)
+            .map(|k| (k, by_heart[(k & 3) as usize].1))
+            .collect();
+        let mut forms = vec![
+            (
+                Key(0),
+                leaf(vec![
+                    slot(0, &[(0, "FMUL2 ")]),
+                    minus(),
+                    slot(0x3 << 16 | y | ru, &donor),
+                ]),
+            ),
+            (
+                Key(1),
+                leaf(vec![
+                    slot(0, &[(0, "FMUL2.X ")]),
+                    minus(),
+                    slot(0x3 << 16 | sign, &by_heart),
+                ]),
+            ),
+        ];
+        let parts = vec![
+            vec![(0u128, "FMUL2 R0"), (1 << 16 | y | ru, "FMUL2 R1.reuse")],
+            vec![
+                (1 << 16 | y | ru, "FMUL2.X R1.reuse"),
+                (2 << 16 | sign, "FMUL2.X -R2"),
+                (0, "FMUL2.X R0"),
+                (3 << 16 | y, "FMUL2.X R3"),
+                // The form's own slot prints this one wrong.
+                (1 << 16, "FMUL2.X R1"),
+            ],
+        ];
+        adopt_siblings(&mut forms, &parts);
+        let p = &forms[1].1;
+        assert_eq!(p.slots[2].mask, 0x3 << 16 | y | ru);
+        assert_eq!(p.slots_text(2 << 16 | y | ru), "FMUL2.X R2.reuse");
+        assert_eq!(p.slots_text(1 << 16 | sign), "FMUL2.X -R1");
     }
 
     #[test]
