@@ -4132,6 +4132,24 @@ fn fit_number(
     .map(|(_, r)| r)
 }
 
+/// The bits of `mask` whose flip never changes the text wherever `table` (packed key ->
+/// text) holds a key with the bit clear and with it set (at least one such pair per bit).
+fn unread_bits(mask: u128, table: &BTreeMap<u128, &str>) -> u128 {
+    let mut out = 0;
+    for (i, bit) in bits_of(mask).enumerate() {
+        let b = 1u128 << i;
+        let mut pairs = table
+            .iter()
+            .filter(|&(k, _)| k & b == 0)
+            .filter_map(|(k, t)| table.get(&(k | b)).map(|u| u == t))
+            .peekable();
+        if pairs.peek().is_some() && pairs.all(|same| same) {
+            out |= bit;
+        }
+    }
+    out
+}
+
 /// [`fit_number`] worked out (not from [`NumberMemo`]).
 fn fit_number_fresh(
     mask: u128,
@@ -4148,6 +4166,13 @@ fn fit_number_fresh(
     let gaps = bit_hull(mask) & !mask & !groups.iter().fold(0, |m, g| m | g);
     if gaps != 0 {
         cands.push(mask | gaps);
+    }
+    // The slot without the bits whose flip never changes its text: a bit the table gives the
+    // number that nvdisasm does not read (SM103 JMX's target over bits 16-23 and 33-80, of
+    // which bit 33 changes nothing: the number is bits 16-23 and 34-80).
+    let unread = unread_bits(mask, table);
+    if unread != 0 && unread != mask {
+        cands.push(mask & !unread);
     }
     cands.extend(
         groups
@@ -5005,6 +5030,26 @@ mod tests {
             .collect();
         let t: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
         assert_eq!(shape_context(reg, &t, &[reg, y, reuse]), y | 1 << 122);
+    }
+
+    #[test]
+    fn a_number_leaves_out_a_bit_of_its_field_that_never_changes_the_text() {
+        // SM103 JMX: the table's target field holds bits 16-23 and 33-80; bit 33 changes
+        // nothing; the number is bits 16-23 and 34-80. Here bits 16-23 and 32-39, bit 32
+        // unread: single-bit flips from 0 and a few others, as a sweep records them.
+        let mask = 0xffu128 << 16 | 0xff << 32;
+        let text = |w: u128| format!("0x{:x}", (w >> 16 & 0xff) | (w >> 33 & 0x7f) << 8);
+        let mut words: Vec<u128> = bits_of(mask).collect();
+        words.extend([0, 0x12u128 << 16 | 0x35 << 32, 0x80 << 16 | 0xf0 << 32]);
+        let texts: Vec<(u128, String)> = words.iter().map(|&w| (pext(w, mask), text(w))).collect();
+        let table: BTreeMap<u128, &str> = texts.iter().map(|(k, t)| (*k, t.as_str())).collect();
+        assert_eq!(unread_bits(mask, &table), 1 << 32);
+        let rule = fit_number(mask, 0, &table, &[mask], 0).expect("a number rule");
+        assert_eq!(rule.mask, mask & !(1 << 32));
+        let w = 0x5au128 << 16 | 0x43 << 32;
+        let mut out = String::new();
+        assert!(rule.print_into(w, mask, &mut out));
+        assert_eq!(out, text(w));
     }
 
     #[test]
