@@ -1512,6 +1512,7 @@ fn record_sweeps(a: &FormsArgs) -> Result<usize> {
                 let s = per.get(&(ti as u16, vi as u16)).unwrap_or(&empty);
                 form_sweep_words(v, s)
             })
+            .chain(index_sweep(&codec, ti, &entries))
             .filter(|w| !known.contains(&(arch, *w)))
             .collect();
         want.sort_unstable();
@@ -1551,6 +1552,24 @@ fn record_sweeps(a: &FormsArgs) -> Result<usize> {
         eprintln!("no variant needs a sweep around its forms");
     }
     Ok(added)
+}
+
+/// The index-sweep words of table `ti` ([`legality::index_sweep_words`]) from the recorded
+/// answers that decode as one of its variants.
+///
+/// [`legality::index_sweep_words`]: sass_conform::reading::legality::index_sweep_words
+fn index_sweep(codec: &Codec, ti: usize, entries: &[Entry]) -> Vec<u128> {
+    let t = &codec.tables[ti];
+    let answers: Vec<(u128, &oracle::Answer)> = entries
+        .iter()
+        .filter(|e| {
+            codec
+                .decode(e.arch, sass_conform::codec::Word(e.word))
+                .is_some_and(|d| d.id.table as usize == ti)
+        })
+        .map(|e| (e.word, &e.answer))
+        .collect();
+    sass_conform::reading::legality::index_sweep_words(&t.variants, &answers)
 }
 
 fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {
