@@ -4628,7 +4628,16 @@ mod tests {
             .collect();
         let t: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
         let groups = [reg, b60, b61, ty, sched, 0xff << 16, 0xff << 64];
-        assert_eq!(shape_context(reg, &t, &groups), b60 | b61 | ty);
+        // Of the type group, the bits that tell the 16-bit kinds (0x0b, 0x1c) from the others
+        // (0x13, 0x1a) among the kinds the answers show.
+        let ctx = shape_context(reg, &t, &groups);
+        assert_eq!(ctx & !ty, b60 | b61);
+        let kind_of = |k: u128| ((k & 7) << 75 | (k >> 3 & 3) << 84) & ctx;
+        for half in [0x0bu128, 0x1c] {
+            for other in [0x13u128, 0x1a] {
+                assert_ne!(kind_of(half), kind_of(other));
+            }
+        }
         // Ranked for pairing, a register that tells nothing leaves more unsaid than the one
         // bit that tells part (by the entropy counted on the answers themselves it was less:
         // 256 cells of about five answers each look telling).
