@@ -4161,6 +4161,7 @@ fn fit_number_fresh(
     let mut best: Option<(usize, NumberRule)> = None;
     let mut bits: Vec<(u128, u128)> = Vec::with_capacity(entries.len());
     let mut diffs: Vec<i128> = Vec::with_capacity(entries.len());
+    let mut readings = Readings::default();
     for num in cands {
         if best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
             break;
@@ -4170,8 +4171,9 @@ fn fit_number_fresh(
         let (own, other) = (Pext::new(num), Pext::new(mask & !num));
         bits.extend(entries.iter().map(|(w, _)| (own.of(*w), other.of(*w))));
         for signed in [false, true] {
-            let by_scale = matched_by_scale(num, signed, &entries, &bits);
-            for (scale, plain_matched) in SCALES.into_iter().zip(by_scale) {
+            readings.fill((num, signed), &entries, &bits);
+            let by_scale = readings.matched_by_scale();
+            for (k, (scale, plain_matched)) in SCALES.into_iter().zip(by_scale).enumerate() {
                 // A falling number only where no rising one explains every value.
                 if scale < 0 && best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
                     break;
@@ -4186,8 +4188,7 @@ fn fit_number_fresh(
                 }
                 // An offset shared by no more values than the best rule's hits cannot win.
                 let at_least = best.as_ref().map_or(0, |(h, _)| h + 1);
-                let cand = (num, signed, scale, at_least);
-                let offset = common_offset(cand, &entries, &bits, &mut diffs);
+                let offset = common_offset((k, at_least), &mut readings, &mut diffs);
                 if offset != 0 {
                     let shifted = (num, signed, scale, offset);
                     let shifted_matched = matched(shifted, &entries, &bits);
@@ -4306,33 +4307,21 @@ fn probe_rule(num: u128, signed: bool, scale: i32, offset: i64) -> NumberRule {
 /// The most common difference between the printed number and the scaled value over the
 /// texts of the slot's value table, when at least `at_least` values share it (and at least
 /// [`MIN_COMMON_OFFSET`]; else 0): a branch target printed as the next word's address plus
-/// the offset (`BRA 0x10` for offset 0 at address 0). `(num, signed, scale, at_least)`: the
-/// candidate rule and the count an offset needs; `entries` are the table's values as
-/// [`fit_number`] prepares them, `bits` each one's bits of `num` and of the rest of the slot;
-/// `diffs` is a buffer the caller keeps between candidates. Ties go to the smallest magnitude,
-/// then to the positive difference.
+/// the offset (`BRA 0x10` for offset 0 at address 0). `(k, at_least)`: the scale (its index
+/// in [`SCALES`]) and the count an offset needs; `readings` are the table's numbers read the
+/// candidate rule's way; `diffs` is a buffer the caller keeps between candidates. Ties go to
+/// the smallest magnitude, then to the positive difference.
 fn common_offset(
-    (num, signed, scale, at_least): (u128, bool, i32, usize),
-    entries: &[(u128, Option<ParsedNumber>)],
-    bits: &[(u128, u128)],
+    (k, at_least): (usize, usize),
+    readings: &mut Readings,
     diffs: &mut Vec<i128>,
 ) -> i64 {
-    let probe = probe_rule(num, signed, scale, 0);
-    diffs.clear();
-    for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
-        let Some((_, neg, n, _, _)) = parsed else {
-            continue;
-        };
-        let printed = if *neg { -(*n as i128) } else { *n as i128 };
-        let d = printed - probe.value_of_bits(*v);
-        if d != 0 {
-            diffs.push(d);
-        }
-    }
     let at_least = at_least.max(MIN_COMMON_OFFSET);
-    let found = if 2 * at_least > diffs.len() {
-        majority(diffs)
+    let (majority, nonzero) = readings.majority(k);
+    let found = if 2 * at_least > nonzero {
+        majority
     } else {
+        readings.diffs(SCALES[k], diffs);
         commonest(diffs)
     };
     found
@@ -4341,9 +4330,119 @@ fn common_offset(
         .unwrap_or(0)
 }
 
+/// The values of a slot's value table whose text holds a number, read one way (candidate
+/// bits, signed or not; [`Readings::fill`]): per value, in table order, the number printed
+/// and the number its bits give at scale 1 with no offset. Every scale and offset of that
+/// reading is scored on these two columns, so the table's parsed texts and bits are walked
+/// once per reading, not once per scale.
+#[derive(Default)]
+struct Readings {
+    printed: Vec<i128>,
+    value: Vec<i128>,
+    /// Per scale of [`SCALES`], [`Readings::majority`]: worked out for every scale at once,
+    /// when first asked.
+    majorities: Option<[(Option<(i128, usize)>, usize); SCALES.len()]>,
+}
+
+impl Readings {
+    /// Reads `entries` (`bits`: each one's bits, as [`fit_number`] prepares them) as the
+    /// rule `(num, signed)` at scale 1 with no offset.
+    fn fill(
+        &mut self,
+        (num, signed): (u128, bool),
+        entries: &[(u128, Option<ParsedNumber>)],
+        bits: &[(u128, u128)],
+    ) {
+        let probe = probe_rule(num, signed, 1, 0);
+        self.printed.clear();
+        self.value.clear();
+        self.majorities = None;
+        for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
+            let Some((_, neg, n, _, _)) = *parsed else {
+                continue;
+            };
+            self.printed
+                .push(if neg { -(n as i128) } else { n as i128 });
+            self.value.push(probe.value_of_bits(*v));
+        }
+    }
+
+    /// How many values print the number of the rule at each scale of [`SCALES`] with no
+    /// offset ([`matched`] of each).
+    fn matched_by_scale(&self) -> [usize; SCALES.len()] {
+        let mut out = [0; SCALES.len()];
+        for (&printed, &value) in self.printed.iter().zip(&self.value) {
+            for (hits, scale) in out.iter_mut().zip(SCALES) {
+                *hits += usize::from(printed == value * scale as i128);
+            }
+        }
+        out
+    }
+
+    /// The differences printed - value x `scale` that are not 0, in table order, into `out`.
+    fn diffs(&self, scale: i32, out: &mut Vec<i128>) {
+        out.clear();
+        out.extend(
+            self.printed
+                .iter()
+                .zip(&self.value)
+                .map(|(&p, &v)| p.wrapping_sub(v.wrapping_mul(scale as i128)))
+                .filter(|&d| d != 0),
+        );
+    }
+
+    /// The value more than half of the scale `k`'s differences ([`Readings::diffs`]) hold,
+    /// with its count (`None` when no value does), and how many differences there are.
+    fn majority(&mut self, k: usize) -> (Option<(i128, usize)>, usize) {
+        if self.majorities.is_none() {
+            self.majorities = Some(self.majorities_by_scale());
+        }
+        self.majorities.as_ref().expect("just worked out")[k]
+    }
+
+    /// [`Readings::majority`] of every scale, in two passes over the values for all scales
+    /// at once: the Boyer-Moore vote over each scale's differences in table order, then the
+    /// count of its winner (any value held by more than half of them is the winner).
+    fn majorities_by_scale(&self) -> [(Option<(i128, usize)>, usize); SCALES.len()] {
+        let mut votes = [(0i128, 0usize); SCALES.len()];
+        let mut nonzero = [0usize; SCALES.len()];
+        let pairs = || self.printed.iter().zip(&self.value);
+        for (&p, &v) in pairs() {
+            for ((vote, n), scale) in votes.iter_mut().zip(&mut nonzero).zip(SCALES) {
+                let d = p.wrapping_sub(v.wrapping_mul(scale as i128));
+                if d == 0 {
+                    continue;
+                }
+                *n += 1;
+                if vote.1 == 0 {
+                    *vote = (d, 1);
+                } else if vote.0 == d {
+                    vote.1 += 1;
+                } else {
+                    vote.1 -= 1;
+                }
+            }
+        }
+        let mut held = [0usize; SCALES.len()];
+        for (&p, &v) in pairs() {
+            for ((c, vote), scale) in held.iter_mut().zip(&votes).zip(SCALES) {
+                let d = p.wrapping_sub(v.wrapping_mul(scale as i128));
+                *c += usize::from(d != 0 && d == vote.0);
+            }
+        }
+        std::array::from_fn(|k| {
+            (
+                (2 * held[k] > nonzero[k]).then_some((votes[k].0, held[k])),
+                nonzero[k],
+            )
+        })
+    }
+}
+
 /// The value more than half of `xs` hold, with its count (Boyer-Moore majority vote, checked
-/// by a count); `None` when no value does. Any value held at least `n` times with `2n >
-/// xs.len()` is this one.
+/// by a count); `None` when no value does: what [`Readings::majority`] gives for one scale,
+/// worked out on its own (the tests compare the two).
+#[cfg(test)]
 fn majority(xs: &[i128]) -> Option<(i128, usize)> {
     let mut cand = (0i128, 0usize);
     for &x in xs {
@@ -4392,30 +4491,6 @@ fn matched(
             })
         })
         .count()
-}
-
-/// [`matched`] of the rule `(num, signed, scale, 0)` for each scale of [`SCALES`], in one
-/// pass over the values.
-fn matched_by_scale(
-    num: u128,
-    signed: bool,
-    entries: &[(u128, Option<ParsedNumber>)],
-    bits: &[(u128, u128)],
-) -> [usize; SCALES.len()] {
-    // Scale 1 and no offset: the value of the bits as they are.
-    let probe = probe_rule(num, signed, 1, 0);
-    let mut out = [0; SCALES.len()];
-    for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
-        let Some((_, neg, n, _, _)) = *parsed else {
-            continue;
-        };
-        let printed = if neg { -(n as i128) } else { n as i128 };
-        let value = probe.value_of_bits(*v);
-        for (hits, scale) in out.iter_mut().zip(SCALES) {
-            *hits += usize::from(printed == value * scale as i128);
-        }
-    }
-    out
 }
 
 /// Replaces `best` by [`try_rule`]'s rule for `rule` when it has more hits. `matched` is
@@ -4911,6 +4986,38 @@ mod tests {
         }
         assert_eq!(shape("R48.reuse"), "R#.reuse");
         assert_eq!(shape("+-0x1f]"), "+-0x#]");
+    }
+
+    #[test]
+    fn every_scale_s_majority_offset_is_the_one_its_differences_alone_give() {
+        // Values whose printed numbers are mostly the bits at one scale plus one offset,
+        // some at another offset, some numbers negative and some values 0.
+        let mut entries: Vec<(u128, Option<ParsedNumber>)> = Vec::new();
+        let mut bits: Vec<(u128, u128)> = Vec::new();
+        for v in 0u128..200 {
+            let x = v.wrapping_mul(0x9e37_79b9) % 97;
+            let printed = match x % 5 {
+                0 => x * 4 + 8,
+                1..=3 => x + 16,
+                _ => x,
+            };
+            let parsed = (x % 11 != 0).then_some(("", x % 7 == 0, printed, "", true));
+            entries.push((v, parsed));
+            bits.push((x, 0));
+        }
+        for signed in [false, true] {
+            let mut r = Readings::default();
+            r.fill((0x7f, signed), &entries, &bits);
+            let mut diffs = Vec::new();
+            for (k, scale) in SCALES.into_iter().enumerate() {
+                r.diffs(scale, &mut diffs);
+                assert_eq!(
+                    r.majority(k),
+                    (majority(&diffs), diffs.len()),
+                    "scale {scale}"
+                );
+            }
+        }
     }
 
     #[test]
