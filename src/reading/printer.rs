@@ -4160,7 +4160,6 @@ fn fit_number_fresh(
     let parsed = entries.iter().filter(|(_, p)| p.is_some()).count();
     let mut best: Option<(usize, NumberRule)> = None;
     let mut bits: Vec<(u128, u128)> = Vec::with_capacity(entries.len());
-    let mut diffs: Vec<i128> = Vec::with_capacity(entries.len());
     let mut readings = Readings::default();
     for num in cands {
         if best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
@@ -4188,7 +4187,7 @@ fn fit_number_fresh(
                 }
                 // An offset shared by no more values than the best rule's hits cannot win.
                 let at_least = best.as_ref().map_or(0, |(h, _)| h + 1);
-                let offset = common_offset((k, at_least), &mut readings, &mut diffs);
+                let offset = common_offset((k, at_least), &mut readings);
                 if offset != 0 {
                     let shifted = (num, signed, scale, offset);
                     let shifted_matched = matched(shifted, &entries, &bits);
@@ -4309,20 +4308,14 @@ fn probe_rule(num: u128, signed: bool, scale: i32, offset: i64) -> NumberRule {
 /// [`MIN_COMMON_OFFSET`]; else 0): a branch target printed as the next word's address plus
 /// the offset (`BRA 0x10` for offset 0 at address 0). `(k, at_least)`: the scale (its index
 /// in [`SCALES`]) and the count an offset needs; `readings` are the table's numbers read the
-/// candidate rule's way; `diffs` is a buffer the caller keeps between candidates. Ties go to
-/// the smallest magnitude, then to the positive difference.
-fn common_offset(
-    (k, at_least): (usize, usize),
-    readings: &mut Readings,
-    diffs: &mut Vec<i128>,
-) -> i64 {
+/// candidate rule's way. Ties go to the smallest magnitude, then to the positive difference.
+fn common_offset((k, at_least): (usize, usize), readings: &mut Readings) -> i64 {
     let at_least = at_least.max(MIN_COMMON_OFFSET);
     let (majority, nonzero) = readings.majority(k);
     let found = if 2 * at_least > nonzero {
         majority
     } else {
-        readings.diffs(SCALES[k], diffs);
-        commonest(diffs)
+        readings.commonest(SCALES[k])
     };
     found
         .filter(|&(_, c)| c >= at_least)
@@ -4334,14 +4327,70 @@ fn common_offset(
 /// bits, signed or not; [`Readings::fill`]): per value, in table order, the number printed
 /// and the number its bits give at scale 1 with no offset. Every scale and offset of that
 /// reading is scored on these two columns, so the table's parsed texts and bits are walked
-/// once per reading, not once per scale.
+/// once per reading, not once per scale. Columns whose numbers all lie within
+/// [`NARROW_LIMIT`] are worked on as 64-bit numbers (no difference of a scaled value then
+/// leaves 64 bits, so every count and vote is the one 128-bit arithmetic gives).
 #[derive(Default)]
 struct Readings {
-    printed: Vec<i128>,
-    value: Vec<i128>,
+    wide: Columns<i128>,
+    narrow: Columns<i64>,
+    /// Whether `narrow` holds the columns (else `wide` does).
+    is_narrow: bool,
     /// Per scale of [`SCALES`], [`Readings::majority`]: worked out for every scale at once,
     /// when first asked.
-    majorities: Option<[(Option<(i128, usize)>, usize); SCALES.len()]>,
+    majorities: Option<[Vote; SCALES.len()]>,
+}
+
+/// The printed numbers and the values at scale 1 of [`Readings`], and a buffer for their
+/// differences.
+#[derive(Default)]
+struct Columns<T> {
+    printed: Vec<T>,
+    value: Vec<T>,
+    diffs: Vec<T>,
+}
+
+/// The value more than half of a scale's nonzero differences hold, with its count (`None`
+/// when no value does), and how many nonzero differences there are.
+type Vote = (Option<(i128, usize)>, usize);
+
+/// Largest magnitude of a number [`Readings`] keeps in 64 bits: times the largest scale of
+/// [`SCALES`] and less another such number, it stays within 64 bits.
+const NARROW_LIMIT: i128 = 1 << 58;
+
+const _: () = {
+    let mut i = 0;
+    while i < SCALES.len() {
+        let times = SCALES[i].unsigned_abs() as i128 + 1;
+        assert!(NARROW_LIMIT * times <= i64::MAX as i128);
+        i += 1;
+    }
+};
+
+/// A signed integer the columns of [`Readings`] are worked on in.
+trait Column: Copy + Ord + Default {
+    /// `printed - value x scale`, wrapping.
+    fn diff(printed: Self, value: Self, scale: i32) -> Self;
+    /// The number as 128 bits.
+    fn wide(self) -> i128;
+}
+
+impl Column for i64 {
+    fn diff(printed: i64, value: i64, scale: i32) -> i64 {
+        printed.wrapping_sub(value.wrapping_mul(i64::from(scale)))
+    }
+    fn wide(self) -> i128 {
+        i128::from(self)
+    }
+}
+
+impl Column for i128 {
+    fn diff(printed: i128, value: i128, scale: i32) -> i128 {
+        printed.wrapping_sub(value.wrapping_mul(scale as i128))
+    }
+    fn wide(self) -> i128 {
+        self
+    }
 }
 
 impl Readings {
@@ -4354,63 +4403,89 @@ impl Readings {
         bits: &[(u128, u128)],
     ) {
         let probe = probe_rule(num, signed, 1, 0);
-        self.printed.clear();
-        self.value.clear();
+        let wide = &mut self.wide;
+        wide.printed.clear();
+        wide.value.clear();
         self.majorities = None;
         for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
             let Some((_, neg, n, _, _)) = *parsed else {
                 continue;
             };
-            self.printed
+            wide.printed
                 .push(if neg { -(n as i128) } else { n as i128 });
-            self.value.push(probe.value_of_bits(*v));
+            wide.value.push(probe.value_of_bits(*v));
+        }
+        let fits = |x: &i128| x.unsigned_abs() <= NARROW_LIMIT as u128;
+        self.is_narrow = wide.printed.iter().all(fits) && wide.value.iter().all(fits);
+        if self.is_narrow {
+            let narrow = &mut self.narrow;
+            let as_narrow = |x: &i128| *x as i64;
+            narrow.printed.clear();
+            narrow.printed.extend(wide.printed.iter().map(as_narrow));
+            narrow.value.clear();
+            narrow.value.extend(wide.value.iter().map(as_narrow));
         }
     }
 
     /// How many values print the number of the rule at each scale of [`SCALES`] with no
     /// offset ([`matched`] of each).
     fn matched_by_scale(&self) -> [usize; SCALES.len()] {
+        if self.is_narrow {
+            self.narrow.matched_by_scale()
+        } else {
+            self.wide.matched_by_scale()
+        }
+    }
+
+    /// The value more than half of the scale `k`'s nonzero differences printed - value x
+    /// scale hold, with its count (`None` when no value does), and how many there are.
+    fn majority(&mut self, k: usize) -> Vote {
+        if self.majorities.is_none() {
+            self.majorities = Some(if self.is_narrow {
+                self.narrow.majorities()
+            } else {
+                self.wide.majorities()
+            });
+        }
+        self.majorities.as_ref().expect("just worked out")[k]
+    }
+
+    /// The nonzero difference printed - value x `scale` held most often, with its count;
+    /// ties to the smallest magnitude, then to the positive difference.
+    fn commonest(&mut self, scale: i32) -> Option<(i128, usize)> {
+        if self.is_narrow {
+            self.narrow.commonest(scale)
+        } else {
+            self.wide.commonest(scale)
+        }
+    }
+}
+
+impl<T: Column> Columns<T> {
+    /// [`Readings::matched_by_scale`] on these columns.
+    fn matched_by_scale(&self) -> [usize; SCALES.len()] {
         let mut out = [0; SCALES.len()];
-        for (&printed, &value) in self.printed.iter().zip(&self.value) {
+        for (&p, &v) in self.printed.iter().zip(&self.value) {
             for (hits, scale) in out.iter_mut().zip(SCALES) {
-                *hits += usize::from(printed == value * scale as i128);
+                *hits += usize::from(T::diff(p, v, scale) == T::default());
             }
         }
         out
     }
 
-    /// The differences printed - value x `scale` that are not 0, in table order, into `out`.
-    fn diffs(&self, scale: i32, out: &mut Vec<i128>) {
-        out.clear();
-        out.extend(
-            self.printed
-                .iter()
-                .zip(&self.value)
-                .map(|(&p, &v)| p.wrapping_sub(v.wrapping_mul(scale as i128)))
-                .filter(|&d| d != 0),
-        );
-    }
-
-    /// The value more than half of the scale `k`'s differences ([`Readings::diffs`]) hold,
-    /// with its count (`None` when no value does), and how many differences there are.
-    fn majority(&mut self, k: usize) -> (Option<(i128, usize)>, usize) {
-        if self.majorities.is_none() {
-            self.majorities = Some(self.majorities_by_scale());
-        }
-        self.majorities.as_ref().expect("just worked out")[k]
-    }
-
     /// [`Readings::majority`] of every scale, in two passes over the values for all scales
-    /// at once: the Boyer-Moore vote over each scale's differences in table order, then the
-    /// count of its winner (any value held by more than half of them is the winner).
-    fn majorities_by_scale(&self) -> [(Option<(i128, usize)>, usize); SCALES.len()] {
-        let mut votes = [(0i128, 0usize); SCALES.len()];
+    /// at once: the Boyer-Moore vote over each scale's nonzero differences in table order,
+    /// then the count of its winner (any value held by more than half of them is the
+    /// winner).
+    fn majorities(&self) -> [Vote; SCALES.len()] {
+        let zero = T::default();
+        let mut votes = [(zero, 0usize); SCALES.len()];
         let mut nonzero = [0usize; SCALES.len()];
         let pairs = || self.printed.iter().zip(&self.value);
         for (&p, &v) in pairs() {
             for ((vote, n), scale) in votes.iter_mut().zip(&mut nonzero).zip(SCALES) {
-                let d = p.wrapping_sub(v.wrapping_mul(scale as i128));
-                if d == 0 {
+                let d = T::diff(p, v, scale);
+                if d == zero {
                     continue;
                 }
                 *n += 1;
@@ -4426,16 +4501,38 @@ impl Readings {
         let mut held = [0usize; SCALES.len()];
         for (&p, &v) in pairs() {
             for ((c, vote), scale) in held.iter_mut().zip(&votes).zip(SCALES) {
-                let d = p.wrapping_sub(v.wrapping_mul(scale as i128));
-                *c += usize::from(d != 0 && d == vote.0);
+                let d = T::diff(p, v, scale);
+                *c += usize::from(d != zero && d == vote.0);
             }
         }
         std::array::from_fn(|k| {
-            (
-                (2 * held[k] > nonzero[k]).then_some((votes[k].0, held[k])),
-                nonzero[k],
-            )
+            let won = 2 * held[k] > nonzero[k];
+            (won.then_some((votes[k].0.wide(), held[k])), nonzero[k])
         })
+    }
+
+    /// The nonzero differences printed - value x `scale`, in table order, in the buffer.
+    fn fill_diffs(&mut self, scale: i32) {
+        let zero = T::default();
+        self.diffs.clear();
+        self.diffs.extend(
+            self.printed
+                .iter()
+                .zip(&self.value)
+                .map(|(&p, &v)| T::diff(p, v, scale))
+                .filter(|&d| d != zero),
+        );
+    }
+
+    /// [`Readings::commonest`] on these columns (the differences sorted in the buffer).
+    fn commonest(&mut self, scale: i32) -> Option<(i128, usize)> {
+        self.fill_diffs(scale);
+        self.diffs.sort_unstable();
+        let key = |d: i128, c: usize| (c, std::cmp::Reverse(d.unsigned_abs()), d > 0);
+        self.diffs
+            .chunk_by(|a, b| a == b)
+            .map(|run| (run[0].wide(), run.len()))
+            .max_by_key(|&(d, c)| key(d, c))
     }
 }
 
@@ -4456,17 +4553,6 @@ fn majority(xs: &[i128]) -> Option<(i128, usize)> {
     }
     let c = xs.iter().filter(|&&x| x == cand.0).count();
     (2 * c > xs.len()).then_some((cand.0, c))
-}
-
-/// The value `xs` holds most often, with its count (`xs` sorted in place; a hash map grown
-/// per candidate rule was a tenth of a resolve); ties to the smallest magnitude, then to
-/// the positive value.
-fn commonest(xs: &mut [i128]) -> Option<(i128, usize)> {
-    xs.sort_unstable();
-    let key = |d: i128, c: usize| (c, std::cmp::Reverse(d.unsigned_abs()), d > 0);
-    xs.chunk_by(|a, b| a == b)
-        .map(|run| (run[0], run.len()))
-        .max_by_key(|&(d, c)| key(d, c))
 }
 
 /// Fewest values that must share an offset for [`common_offset`] to give it.
@@ -4989,33 +5075,46 @@ mod tests {
     }
 
     #[test]
-    fn every_scale_s_majority_offset_is_the_one_its_differences_alone_give() {
+    fn every_scale_s_common_offset_is_the_one_its_differences_alone_give() {
         // Values whose printed numbers are mostly the bits at one scale plus one offset,
-        // some at another offset, some numbers negative and some values 0.
-        let mut entries: Vec<(u128, Option<ParsedNumber>)> = Vec::new();
-        let mut bits: Vec<(u128, u128)> = Vec::new();
-        for v in 0u128..200 {
-            let x = v.wrapping_mul(0x9e37_79b9) % 97;
-            let printed = match x % 5 {
-                0 => x * 4 + 8,
-                1..=3 => x + 16,
-                _ => x,
-            };
-            let parsed = (x % 11 != 0).then_some(("", x % 7 == 0, printed, "", true));
-            entries.push((v, parsed));
-            bits.push((x, 0));
-        }
-        for signed in [false, true] {
-            let mut r = Readings::default();
-            r.fill((0x7f, signed), &entries, &bits);
-            let mut diffs = Vec::new();
-            for (k, scale) in SCALES.into_iter().enumerate() {
-                r.diffs(scale, &mut diffs);
-                assert_eq!(
-                    r.majority(k),
-                    (majority(&diffs), diffs.len()),
-                    "scale {scale}"
-                );
+        // some at another offset, some numbers negative and some values 0; the same once
+        // more with numbers too wide for 64-bit columns.
+        for wide in [0u128, 1 << 70] {
+            let mut entries: Vec<(u128, Option<ParsedNumber>)> = Vec::new();
+            let mut bits: Vec<(u128, u128)> = Vec::new();
+            for v in 0u128..200 {
+                let x = v.wrapping_mul(0x9e37_79b9) % 97 + wide;
+                let printed = match x % 5 {
+                    0 => x * 4 + 8,
+                    1..=3 => x + 16,
+                    _ => x,
+                };
+                let parsed = (x % 11 != 0).then_some(("", x % 7 == 0, printed, "", true));
+                entries.push((v, parsed));
+                bits.push((x, 0));
+            }
+            for signed in [false, true] {
+                let num = if wide == 0 { 0x7f } else { (1 << 80) - 1 };
+                let mut r = Readings::default();
+                r.fill((num, signed), &entries, &bits);
+                assert_eq!(r.is_narrow, wide == 0);
+                let probe = probe_rule(num, signed, 1, 0);
+                for (k, scale) in SCALES.into_iter().enumerate() {
+                    let mut diffs: Vec<i128> = entries
+                        .iter()
+                        .zip(&bits)
+                        .filter_map(|((_, p), (v, _))| {
+                            let (_, neg, n, _, _) = (*p)?;
+                            let printed = if neg { -(n as i128) } else { n as i128 };
+                            Some(printed - probe.value_of_bits(*v) * scale as i128)
+                        })
+                        .filter(|&d| d != 0)
+                        .collect();
+                    assert_eq!(r.majority(k), (majority(&diffs), diffs.len()), "{scale}");
+                    diffs.sort_unstable();
+                    let most = diffs.chunk_by(|a, b| a == b).map(|run| run.len()).max();
+                    assert_eq!(r.commonest(scale).map(|(_, c)| c), most, "{scale}");
+                }
             }
         }
     }
