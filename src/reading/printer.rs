@@ -6074,6 +6074,7 @@ fn share_overlap_printers(
     model: &super::model::Model,
     obs: &[Obs],
 ) {
+    let digests = fits::TableDigests::new(codec);
     let classes = overlap_classes(obs);
     let class_of: HashMap<crate::codec::VariantId, usize> = classes
         .iter()
@@ -6125,7 +6126,8 @@ fn share_overlap_printers(
             continue;
         }
         let fit: Vec<Sample> = fit.iter().map(|(s, _)| *s).collect();
-        let (_, trial, _, _) = fits::fit_variant(codec, renderer, (rep.table, rep.variant), &fit);
+        let (_, trial, _, _) =
+            fits::fit_variant(&digests, renderer, (rep.table, rep.variant), &fit);
         let merged = trial.as_ref().map_or(0, |p| {
             val.iter()
                 .filter(|((w, t), _)| p.slots_text(*w) == *t)
@@ -6141,7 +6143,7 @@ fn share_overlap_printers(
             continue;
         }
         let all: Vec<Sample> = answers.iter().map(|(s, _)| *s).collect();
-        let (_, p, _, _) = fits::fit_variant(codec, renderer, (rep.table, rep.variant), &all);
+        let (_, p, _, _) = fits::fit_variant(&digests, renderer, (rep.table, rep.variant), &all);
         if let Some(p) = p.or(trial) {
             for id in class {
                 tables[id.table as usize].variants[id.variant as usize].printer = Some(p.clone());
@@ -6290,6 +6292,7 @@ fn fit_all(
     before: Option<(&PerVariant, &[Learned])>,
 ) -> (Vec<Learned>, PrinterSummary) {
     use rayon::prelude::*;
+    let digests = fits::TableDigests::new(codec);
     let mut jobs: Vec<(&(u16, u16), &Vec<Sample>)> = per.iter().collect();
     jobs.sort_by_key(|(k, _)| **k);
     let learned: Vec<Learned> = jobs
@@ -6302,7 +6305,7 @@ fn fit_all(
             });
             match same {
                 Some(l) => l.clone(),
-                None => fits::fit_variant(codec, renderer, **id, samples),
+                None => fits::fit_variant(&digests, renderer, **id, samples),
             }
         })
         .collect();
