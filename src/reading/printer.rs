@@ -4207,7 +4207,7 @@ fn fit_number_fresh(
     let parsed = entries.iter().filter(|(_, p)| p.is_some()).count();
     let mut best: Option<(usize, NumberRule)> = None;
     let mut bits: Vec<(u128, u128)> = Vec::with_capacity(entries.len());
-    let mut diffs: Vec<i128> = Vec::with_capacity(entries.len());
+    let mut readings = Readings::default();
     for num in cands {
         if best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
             break;
@@ -4217,8 +4217,9 @@ fn fit_number_fresh(
         let (own, other) = (Pext::new(num), Pext::new(mask & !num));
         bits.extend(entries.iter().map(|(w, _)| (own.of(*w), other.of(*w))));
         for signed in [false, true] {
-            let by_scale = matched_by_scale(num, signed, &entries, &bits);
-            for (scale, plain_matched) in SCALES.into_iter().zip(by_scale) {
+            readings.fill((num, signed), &entries, &bits);
+            let by_scale = readings.matched_by_scale();
+            for (k, (scale, plain_matched)) in SCALES.into_iter().zip(by_scale).enumerate() {
                 // A falling number only where no rising one explains every value.
                 if scale < 0 && best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
                     break;
@@ -4233,8 +4234,7 @@ fn fit_number_fresh(
                 }
                 // An offset shared by no more values than the best rule's hits cannot win.
                 let at_least = best.as_ref().map_or(0, |(h, _)| h + 1);
-                let cand = (num, signed, scale, at_least);
-                let offset = common_offset(cand, &entries, &bits, &mut diffs);
+                let offset = common_offset((k, at_least), &mut readings);
                 if offset != 0 {
                     let shifted = (num, signed, scale, offset);
                     let shifted_matched = matched(shifted, &entries, &bits);
@@ -4353,34 +4353,16 @@ fn probe_rule(num: u128, signed: bool, scale: i32, offset: i64) -> NumberRule {
 /// The most common difference between the printed number and the scaled value over the
 /// texts of the slot's value table, when at least `at_least` values share it (and at least
 /// [`MIN_COMMON_OFFSET`]; else 0): a branch target printed as the next word's address plus
-/// the offset (`BRA 0x10` for offset 0 at address 0). `(num, signed, scale, at_least)`: the
-/// candidate rule and the count an offset needs; `entries` are the table's values as
-/// [`fit_number`] prepares them, `bits` each one's bits of `num` and of the rest of the slot;
-/// `diffs` is a buffer the caller keeps between candidates. Ties go to the smallest magnitude,
-/// then to the positive difference.
-fn common_offset(
-    (num, signed, scale, at_least): (u128, bool, i32, usize),
-    entries: &[(u128, Option<ParsedNumber>)],
-    bits: &[(u128, u128)],
-    diffs: &mut Vec<i128>,
-) -> i64 {
-    let probe = probe_rule(num, signed, scale, 0);
-    diffs.clear();
-    for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
-        let Some((_, neg, n, _, _)) = parsed else {
-            continue;
-        };
-        let printed = if *neg { -(*n as i128) } else { *n as i128 };
-        let d = printed - probe.value_of_bits(*v);
-        if d != 0 {
-            diffs.push(d);
-        }
-    }
+/// the offset (`BRA 0x10` for offset 0 at address 0). `(k, at_least)`: the scale (its index
+/// in [`SCALES`]) and the count an offset needs; `readings` are the table's numbers read the
+/// candidate rule's way. Ties go to the smallest magnitude, then to the positive difference.
+fn common_offset((k, at_least): (usize, usize), readings: &mut Readings) -> i64 {
     let at_least = at_least.max(MIN_COMMON_OFFSET);
-    let found = if 2 * at_least > diffs.len() {
-        majority(diffs)
+    let (majority, nonzero) = readings.majority(k);
+    let found = if 2 * at_least > nonzero {
+        majority
     } else {
-        commonest(diffs)
+        readings.commonest(SCALES[k])
     };
     found
         .filter(|&(_, c)| c >= at_least)
@@ -4388,9 +4370,223 @@ fn common_offset(
         .unwrap_or(0)
 }
 
+/// The values of a slot's value table whose text holds a number, read one way (candidate
+/// bits, signed or not; [`Readings::fill`]): per value, in table order, the number printed
+/// and the number its bits give at scale 1 with no offset. Every scale and offset of that
+/// reading is scored on these two columns, so the table's parsed texts and bits are walked
+/// once per reading, not once per scale. Columns whose numbers all lie within
+/// [`NARROW_LIMIT`] are worked on as 64-bit numbers (no difference of a scaled value then
+/// leaves 64 bits, so every count and vote is the one 128-bit arithmetic gives).
+#[derive(Default)]
+struct Readings {
+    wide: Columns<i128>,
+    narrow: Columns<i64>,
+    /// Whether `narrow` holds the columns (else `wide` does).
+    is_narrow: bool,
+    /// Per scale of [`SCALES`], [`Readings::majority`]: worked out for every scale at once,
+    /// when first asked.
+    majorities: Option<[Vote; SCALES.len()]>,
+}
+
+/// The printed numbers and the values at scale 1 of [`Readings`], and a buffer for their
+/// differences.
+#[derive(Default)]
+struct Columns<T> {
+    printed: Vec<T>,
+    value: Vec<T>,
+    diffs: Vec<T>,
+}
+
+/// The value more than half of a scale's nonzero differences hold, with its count (`None`
+/// when no value does), and how many nonzero differences there are.
+type Vote = (Option<(i128, usize)>, usize);
+
+/// Largest magnitude of a number [`Readings`] keeps in 64 bits: times the largest scale of
+/// [`SCALES`] and less another such number, it stays within 64 bits.
+const NARROW_LIMIT: i128 = 1 << 58;
+
+const _: () = {
+    let mut i = 0;
+    while i < SCALES.len() {
+        let times = SCALES[i].unsigned_abs() as i128 + 1;
+        assert!(NARROW_LIMIT * times <= i64::MAX as i128);
+        i += 1;
+    }
+};
+
+/// A signed integer the columns of [`Readings`] are worked on in.
+trait Column: Copy + Ord + Default {
+    /// `printed - value x scale`, wrapping.
+    fn diff(printed: Self, value: Self, scale: i32) -> Self;
+    /// The number as 128 bits.
+    fn wide(self) -> i128;
+}
+
+impl Column for i64 {
+    fn diff(printed: i64, value: i64, scale: i32) -> i64 {
+        printed.wrapping_sub(value.wrapping_mul(i64::from(scale)))
+    }
+    fn wide(self) -> i128 {
+        i128::from(self)
+    }
+}
+
+impl Column for i128 {
+    fn diff(printed: i128, value: i128, scale: i32) -> i128 {
+        printed.wrapping_sub(value.wrapping_mul(scale as i128))
+    }
+    fn wide(self) -> i128 {
+        self
+    }
+}
+
+impl Readings {
+    /// Reads `entries` (`bits`: each one's bits, as [`fit_number`] prepares them) as the
+    /// rule `(num, signed)` at scale 1 with no offset.
+    fn fill(
+        &mut self,
+        (num, signed): (u128, bool),
+        entries: &[(u128, Option<ParsedNumber>)],
+        bits: &[(u128, u128)],
+    ) {
+        let probe = probe_rule(num, signed, 1, 0);
+        let wide = &mut self.wide;
+        wide.printed.clear();
+        wide.value.clear();
+        self.majorities = None;
+        for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
+            let Some((_, neg, n, _, _)) = *parsed else {
+                continue;
+            };
+            wide.printed
+                .push(if neg { -(n as i128) } else { n as i128 });
+            wide.value.push(probe.value_of_bits(*v));
+        }
+        let fits = |x: &i128| x.unsigned_abs() <= NARROW_LIMIT as u128;
+        self.is_narrow = wide.printed.iter().all(fits) && wide.value.iter().all(fits);
+        if self.is_narrow {
+            let narrow = &mut self.narrow;
+            let as_narrow = |x: &i128| *x as i64;
+            narrow.printed.clear();
+            narrow.printed.extend(wide.printed.iter().map(as_narrow));
+            narrow.value.clear();
+            narrow.value.extend(wide.value.iter().map(as_narrow));
+        }
+    }
+
+    /// How many values print the number of the rule at each scale of [`SCALES`] with no
+    /// offset ([`matched`] of each).
+    fn matched_by_scale(&self) -> [usize; SCALES.len()] {
+        if self.is_narrow {
+            self.narrow.matched_by_scale()
+        } else {
+            self.wide.matched_by_scale()
+        }
+    }
+
+    /// The value more than half of the scale `k`'s nonzero differences printed - value x
+    /// scale hold, with its count (`None` when no value does), and how many there are.
+    fn majority(&mut self, k: usize) -> Vote {
+        if self.majorities.is_none() {
+            self.majorities = Some(if self.is_narrow {
+                self.narrow.majorities()
+            } else {
+                self.wide.majorities()
+            });
+        }
+        self.majorities.as_ref().expect("just worked out")[k]
+    }
+
+    /// The nonzero difference printed - value x `scale` held most often, with its count;
+    /// ties to the smallest magnitude, then to the positive difference.
+    fn commonest(&mut self, scale: i32) -> Option<(i128, usize)> {
+        if self.is_narrow {
+            self.narrow.commonest(scale)
+        } else {
+            self.wide.commonest(scale)
+        }
+    }
+}
+
+impl<T: Column> Columns<T> {
+    /// [`Readings::matched_by_scale`] on these columns.
+    fn matched_by_scale(&self) -> [usize; SCALES.len()] {
+        let mut out = [0; SCALES.len()];
+        for (&p, &v) in self.printed.iter().zip(&self.value) {
+            for (hits, scale) in out.iter_mut().zip(SCALES) {
+                *hits += usize::from(T::diff(p, v, scale) == T::default());
+            }
+        }
+        out
+    }
+
+    /// [`Readings::majority`] of every scale, in two passes over the values for all scales
+    /// at once: the Boyer-Moore vote over each scale's nonzero differences in table order,
+    /// then the count of its winner (any value held by more than half of them is the
+    /// winner).
+    fn majorities(&self) -> [Vote; SCALES.len()] {
+        let zero = T::default();
+        let mut votes = [(zero, 0usize); SCALES.len()];
+        let mut nonzero = [0usize; SCALES.len()];
+        let pairs = || self.printed.iter().zip(&self.value);
+        for (&p, &v) in pairs() {
+            for ((vote, n), scale) in votes.iter_mut().zip(&mut nonzero).zip(SCALES) {
+                let d = T::diff(p, v, scale);
+                if d == zero {
+                    continue;
+                }
+                *n += 1;
+                if vote.1 == 0 {
+                    *vote = (d, 1);
+                } else if vote.0 == d {
+                    vote.1 += 1;
+                } else {
+                    vote.1 -= 1;
+                }
+            }
+        }
+        let mut held = [0usize; SCALES.len()];
+        for (&p, &v) in pairs() {
+            for ((c, vote), scale) in held.iter_mut().zip(&votes).zip(SCALES) {
+                let d = T::diff(p, v, scale);
+                *c += usize::from(d != zero && d == vote.0);
+            }
+        }
+        std::array::from_fn(|k| {
+            let won = 2 * held[k] > nonzero[k];
+            (won.then_some((votes[k].0.wide(), held[k])), nonzero[k])
+        })
+    }
+
+    /// The nonzero differences printed - value x `scale`, in table order, in the buffer.
+    fn fill_diffs(&mut self, scale: i32) {
+        let zero = T::default();
+        self.diffs.clear();
+        self.diffs.extend(
+            self.printed
+                .iter()
+                .zip(&self.value)
+                .map(|(&p, &v)| T::diff(p, v, scale))
+                .filter(|&d| d != zero),
+        );
+    }
+
+    /// [`Readings::commonest`] on these columns (the differences sorted in the buffer).
+    fn commonest(&mut self, scale: i32) -> Option<(i128, usize)> {
+        self.fill_diffs(scale);
+        self.diffs.sort_unstable();
+        let key = |d: i128, c: usize| (c, std::cmp::Reverse(d.unsigned_abs()), d > 0);
+        self.diffs
+            .chunk_by(|a, b| a == b)
+            .map(|run| (run[0].wide(), run.len()))
+            .max_by_key(|&(d, c)| key(d, c))
+    }
+}
+
 /// The value more than half of `xs` hold, with its count (Boyer-Moore majority vote, checked
-/// by a count); `None` when no value does. Any value held at least `n` times with `2n >
-/// xs.len()` is this one.
+/// by a count); `None` when no value does: what [`Readings::majority`] gives for one scale,
+/// worked out on its own (the tests compare the two).
+#[cfg(test)]
 fn majority(xs: &[i128]) -> Option<(i128, usize)> {
     let mut cand = (0i128, 0usize);
     for &x in xs {
@@ -4404,17 +4600,6 @@ fn majority(xs: &[i128]) -> Option<(i128, usize)> {
     }
     let c = xs.iter().filter(|&&x| x == cand.0).count();
     (2 * c > xs.len()).then_some((cand.0, c))
-}
-
-/// The value `xs` holds most often, with its count (`xs` sorted in place; a hash map grown
-/// per candidate rule was a tenth of a resolve); ties to the smallest magnitude, then to
-/// the positive value.
-fn commonest(xs: &mut [i128]) -> Option<(i128, usize)> {
-    xs.sort_unstable();
-    let key = |d: i128, c: usize| (c, std::cmp::Reverse(d.unsigned_abs()), d > 0);
-    xs.chunk_by(|a, b| a == b)
-        .map(|run| (run[0], run.len()))
-        .max_by_key(|&(d, c)| key(d, c))
 }
 
 /// Fewest values that must share an offset for [`common_offset`] to give it.
@@ -4439,30 +4624,6 @@ fn matched(
             })
         })
         .count()
-}
-
-/// [`matched`] of the rule `(num, signed, scale, 0)` for each scale of [`SCALES`], in one
-/// pass over the values.
-fn matched_by_scale(
-    num: u128,
-    signed: bool,
-    entries: &[(u128, Option<ParsedNumber>)],
-    bits: &[(u128, u128)],
-) -> [usize; SCALES.len()] {
-    // Scale 1 and no offset: the value of the bits as they are.
-    let probe = probe_rule(num, signed, 1, 0);
-    let mut out = [0; SCALES.len()];
-    for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
-        let Some((_, neg, n, _, _)) = *parsed else {
-            continue;
-        };
-        let printed = if neg { -(n as i128) } else { n as i128 };
-        let value = probe.value_of_bits(*v);
-        for (hits, scale) in out.iter_mut().zip(SCALES) {
-            *hits += usize::from(printed == value * scale as i128);
-        }
-    }
-    out
 }
 
 /// Replaces `best` by [`try_rule`]'s rule for `rule` when it has more hits. `matched` is
@@ -4967,6 +5128,51 @@ mod tests {
         }
         assert_eq!(shape("R48.reuse"), "R#.reuse");
         assert_eq!(shape("+-0x1f]"), "+-0x#]");
+    }
+
+    #[test]
+    fn every_scale_s_common_offset_is_the_one_its_differences_alone_give() {
+        // Values whose printed numbers are mostly the bits at one scale plus one offset,
+        // some at another offset, some numbers negative and some values 0; the same once
+        // more with numbers too wide for 64-bit columns.
+        for wide in [0u128, 1 << 70] {
+            let mut entries: Vec<(u128, Option<ParsedNumber>)> = Vec::new();
+            let mut bits: Vec<(u128, u128)> = Vec::new();
+            for v in 0u128..200 {
+                let x = v.wrapping_mul(0x9e37_79b9) % 97 + wide;
+                let printed = match x % 5 {
+                    0 => x * 4 + 8,
+                    1..=3 => x + 16,
+                    _ => x,
+                };
+                let parsed = (x % 11 != 0).then_some(("", x % 7 == 0, printed, "", true));
+                entries.push((v, parsed));
+                bits.push((x, 0));
+            }
+            for signed in [false, true] {
+                let num = if wide == 0 { 0x7f } else { (1 << 80) - 1 };
+                let mut r = Readings::default();
+                r.fill((num, signed), &entries, &bits);
+                assert_eq!(r.is_narrow, wide == 0);
+                let probe = probe_rule(num, signed, 1, 0);
+                for (k, scale) in SCALES.into_iter().enumerate() {
+                    let mut diffs: Vec<i128> = entries
+                        .iter()
+                        .zip(&bits)
+                        .filter_map(|((_, p), (v, _))| {
+                            let (_, neg, n, _, _) = (*p)?;
+                            let printed = if neg { -(n as i128) } else { n as i128 };
+                            Some(printed - probe.value_of_bits(*v) * scale as i128)
+                        })
+                        .filter(|&d| d != 0)
+                        .collect();
+                    assert_eq!(r.majority(k), (majority(&diffs), diffs.len()), "{scale}");
+                    diffs.sort_unstable();
+                    let most = diffs.chunk_by(|a, b| a == b).map(|run| run.len()).max();
+                    assert_eq!(r.commonest(scale).map(|(_, c)| c), most, "{scale}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -6017,6 +6223,7 @@ fn share_overlap_printers(
     model: &super::model::Model,
     obs: &[Obs],
 ) {
+    let digests = fits::TableDigests::new(codec);
     let classes = overlap_classes(obs);
     let class_of: HashMap<crate::codec::VariantId, usize> = classes
         .iter()
@@ -6068,7 +6275,8 @@ fn share_overlap_printers(
             continue;
         }
         let fit: Vec<Sample> = fit.iter().map(|(s, _)| *s).collect();
-        let (_, trial, _, _) = fits::fit_variant(codec, renderer, (rep.table, rep.variant), &fit);
+        let (_, trial, _, _) =
+            fits::fit_variant(&digests, renderer, (rep.table, rep.variant), &fit);
         let merged = trial.as_ref().map_or(0, |p| {
             val.iter()
                 .filter(|((w, t), _)| p.slots_text(*w) == *t)
@@ -6084,7 +6292,7 @@ fn share_overlap_printers(
             continue;
         }
         let all: Vec<Sample> = answers.iter().map(|(s, _)| *s).collect();
-        let (_, p, _, _) = fits::fit_variant(codec, renderer, (rep.table, rep.variant), &all);
+        let (_, p, _, _) = fits::fit_variant(&digests, renderer, (rep.table, rep.variant), &all);
         if let Some(p) = p.or(trial) {
             for id in class {
                 tables[id.table as usize].variants[id.variant as usize].printer = Some(p.clone());
@@ -6233,6 +6441,7 @@ fn fit_all(
     before: Option<(&PerVariant, &[Learned])>,
 ) -> (Vec<Learned>, PrinterSummary) {
     use rayon::prelude::*;
+    let digests = fits::TableDigests::new(codec);
     let mut jobs: Vec<(&(u16, u16), &Vec<Sample>)> = per.iter().collect();
     jobs.sort_by_key(|(k, _)| **k);
     let learned: Vec<Learned> = jobs
@@ -6245,7 +6454,7 @@ fn fit_all(
             });
             match same {
                 Some(l) => l.clone(),
-                None => fits::fit_variant(codec, renderer, **id, samples),
+                None => fits::fit_variant(&digests, renderer, **id, samples),
             }
         })
         .collect();

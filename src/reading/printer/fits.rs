@@ -3,10 +3,11 @@
 
 use super::{Learned, Sample};
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// A digest of what [`super::fit_variant`] reads: the variant's table (its layout, names and
-/// printers, as serialised), the variant's place, and its (word, text) answers in order.
+/// printers, as serialised: [`TableDigests`]), the variant's place, and its (word, text)
+/// answers in order.
 type FitKey = [u8; 32];
 
 /// The fits of the current and the previous [`next_generation`] (older ones are dropped: a
@@ -37,13 +38,41 @@ fn with_fits<R>(f: impl FnOnce(&mut Fits) -> R) -> R {
     f(g.get_or_insert_with(Fits::default))
 }
 
+/// The SHA-256 digests of a codec's tables as serialised, each worked out once, when first
+/// asked: every variant fit of a table reads its digest ([`key`]), and a table of many
+/// variants is serialised once per set of fits, not once per variant.
+pub(super) struct TableDigests<'c> {
+    codec: &'c crate::codec::Codec,
+    digests: Vec<OnceLock<Option<[u8; 32]>>>,
+}
+
+impl<'c> TableDigests<'c> {
+    /// No digest worked out yet, for the tables of `codec`.
+    pub(super) fn new(codec: &'c crate::codec::Codec) -> Self {
+        TableDigests {
+            codec,
+            digests: codec.tables.iter().map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The digest of table `table` (its length as serialised, then its JSON).
+    fn of(&self, table: u16) -> Option<[u8; 32]> {
+        use sha2::{Digest, Sha256};
+        *self.digests.get(table as usize)?.get_or_init(|| {
+            let json = serde_json::to_vec(self.codec.tables.get(table as usize)?).ok()?;
+            let mut h = Sha256::new();
+            h.update((json.len() as u64).to_le_bytes());
+            h.update(&json);
+            Some(h.finalize().into())
+        })
+    }
+}
+
 /// The digest of a fit's inputs ([`FitKey`]).
-fn key(codec: &crate::codec::Codec, id: (u16, u16), samples: &[Sample]) -> Option<FitKey> {
+fn key(tables: &TableDigests, id: (u16, u16), samples: &[Sample]) -> Option<FitKey> {
     use sha2::{Digest, Sha256};
-    let table = serde_json::to_vec(codec.tables.get(id.0 as usize)?).ok()?;
     let mut h = Sha256::new();
-    h.update((table.len() as u64).to_le_bytes());
-    h.update(&table);
+    h.update(tables.of(id.0)?);
     h.update(id.0.to_le_bytes());
     h.update(id.1.to_le_bytes());
     h.update((samples.len() as u64).to_le_bytes());
@@ -58,12 +87,13 @@ fn key(codec: &crate::codec::Codec, id: (u16, u16), samples: &[Sample]) -> Optio
 /// [`super::fit_variant`], or what it gave for the same inputs in this round or the one
 /// before.
 pub(super) fn fit_variant(
-    codec: &crate::codec::Codec,
+    tables: &TableDigests,
     renderer: &crate::render::Renderer,
     id: (u16, u16),
     samples: &[Sample],
 ) -> Learned {
-    let Some(k) = key(codec, id, samples) else {
+    let codec = tables.codec;
+    let Some(k) = key(tables, id, samples) else {
         return super::fit_variant(codec, renderer, id, samples);
     };
     let kept = with_fits(|fits| {
