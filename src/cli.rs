@@ -1488,6 +1488,7 @@ fn forms_words(t: &spec::Table, arch: Arch, entries: &[Entry]) -> Vec<u128> {
 /// `oracle sweeps`: records the sweep words [`form_sweep_words`] asks for that are not yet
 /// recorded (added to `sweeps/<ARCH>-<MNEMONIC>.tsv`); returns how many were added.
 fn record_sweeps(a: &FormsArgs) -> Result<usize> {
+    use sass_conform::reading::legality;
     use sass_conform::reading::printer::{form_sweep_words, samples_by_variant};
     oracle::interrupt::install()?;
     let nv = Nvdisasm::locate(a.nvdisasm.as_deref())?;
@@ -1495,6 +1496,14 @@ fn record_sweeps(a: &FormsArgs) -> Result<usize> {
     let model = model.unwrap_or_default();
     let entries = load_entries_where(&a.out, sass_conform::reading::combos::is_learnable)?;
     let per = samples_by_variant(&codec, &model, &entries);
+    // Every answer by the table its word decodes as, for the index sweep's constraint tables.
+    let mut answers_by_table: Vec<Vec<(u128, &oracle::Answer)>> =
+        vec![Vec::new(); codec.tables.len()];
+    for e in &entries {
+        if let Some(d) = codec.decode(e.arch, sass_conform::codec::Word(e.word)) {
+            answers_by_table[d.id.table as usize].push((e.word, &e.answer));
+        }
+    }
     let known: std::collections::HashSet<(Arch, u128)> =
         entries.iter().map(|e| (e.arch, e.word)).collect();
     let command = std::env::args().collect::<Vec<_>>().join(" ");
@@ -1512,7 +1521,10 @@ fn record_sweeps(a: &FormsArgs) -> Result<usize> {
                 let s = per.get(&(ti as u16, vi as u16)).unwrap_or(&empty);
                 form_sweep_words(v, s)
             })
-            .chain(index_sweep(&codec, ti, &entries))
+            .chain(legality::index_sweep_words(
+                &t.variants,
+                &answers_by_table[ti],
+            ))
             .filter(|w| !known.contains(&(arch, *w)))
             .collect();
         want.sort_unstable();
@@ -1552,24 +1564,6 @@ fn record_sweeps(a: &FormsArgs) -> Result<usize> {
         eprintln!("no variant needs a sweep around its forms");
     }
     Ok(added)
-}
-
-/// The index-sweep words of table `ti` ([`legality::index_sweep_words`]) from the recorded
-/// answers that decode as one of its variants.
-///
-/// [`legality::index_sweep_words`]: sass_conform::reading::legality::index_sweep_words
-fn index_sweep(codec: &Codec, ti: usize, entries: &[Entry]) -> Vec<u128> {
-    let t = &codec.tables[ti];
-    let answers: Vec<(u128, &oracle::Answer)> = entries
-        .iter()
-        .filter(|e| {
-            codec
-                .decode(e.arch, sass_conform::codec::Word(e.word))
-                .is_some_and(|d| d.id.table as usize == ti)
-        })
-        .map(|e| (e.word, &e.answer))
-        .collect();
-    sass_conform::reading::legality::index_sweep_words(&t.variants, &answers)
 }
 
 fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {

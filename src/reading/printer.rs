@@ -3860,14 +3860,13 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
         key |= g;
         context |= g;
     }
-    let (key, context) = bits_that_tell(key, context, &shaped);
+    let (_, context, with) = bits_that_tell(key, context, &shaped);
     // Context is kept only where it makes the affixes a rule (all but 1% of the answers):
     // a group that helps a little by chance (a register's names against its numbers) is not;
     // nor where the slot's own bits, as keys, already tell the affixes better (a 6-bit
     // modifier naming `.???n` and, at one value, `.F64`: SM90 FRND bits 75-77 and 84-86,
     // which took the destination register, bits 16-23, as context and printed `.???27` for
     // every register no `.F64` answer had).
-    let with = loo_score(key, &shaped);
     if with * 100 >= n * 99 && with > loo_score(mask, &shaped) {
         context
     } else {
@@ -3876,19 +3875,23 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
 }
 
 /// Of the `context` bits in `key`, those whose leaving out makes the answers predictable
-/// (leave-one-out) on fewer of them; `(key, context)` without the others. The search takes
+/// (leave-one-out) on fewer of them; `(key, context)` without the others, and the
+/// leave-one-out score of that key. The search takes
 /// whole groups, and a group can hold bits that tell nothing: SM103 FMUL2 prints `.reuse`
 /// after a source register where bit 109 and bit 122 of the reuse group (bits 122-125) are
 /// both set; keyed by the whole group, a value of bits 123-125 no answer showed printed
 /// the commonest text, with or without `.reuse`.
-fn bits_that_tell(mut key: u128, mut context: u128, texts: &[(u128, u32)]) -> (u128, u128) {
-    for b in bits_of(context).collect::<Vec<_>>() {
-        if loo_score(key & !b, texts) >= loo_score(key, texts) {
+fn bits_that_tell(mut key: u128, mut context: u128, texts: &[(u128, u32)]) -> (u128, u128, usize) {
+    let mut score = loo_score(key, texts);
+    for b in bits_of(context) {
+        let without = loo_score(key & !b, texts);
+        if without >= score {
             key &= !b;
             context &= !b;
+            score = without;
         }
     }
-    (key, context)
+    (key, context, score)
 }
 
 /// Steps of [`shape_context`]'s search, each adding one group or one pair of groups: a
