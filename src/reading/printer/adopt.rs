@@ -15,14 +15,21 @@ pub(super) fn adopt_siblings(forms: &mut [(super::Key, Printer)], parts: &[Vec<S
     let mut order: Vec<usize> = (0..forms.len()).collect();
     order.sort_by_key(|&j| std::cmp::Reverse(parts[j].len()));
     for i in 0..forms.len() {
-        let donors: Vec<Vec<Slot>> = order
+        let donors: Vec<Donor> = order
             .iter()
             .filter(|&&j| j != i)
-            .flat_map(|&j| leaves(&forms[j].1))
+            .flat_map(|&j| {
+                let larger = parts[j].len() > parts[i].len();
+                leaves(&forms[j].1).into_iter().map(move |d| (d, larger))
+            })
             .collect();
         adopt_tree(&mut forms[i].1, &donors, &parts[i]);
     }
 }
+
+/// A donor leaf's slots, and whether its form was learned from more answers than the form
+/// that takes from it (only such a donor may cut a slot of the taker: [`split_at`]).
+type Donor = (Vec<Slot>, bool);
 
 /// The slot lists of every leaf printer (no form bits) of `p`, in key order.
 fn leaves(p: &Printer) -> Vec<Vec<Slot>> {
@@ -33,7 +40,7 @@ fn leaves(p: &Printer) -> Vec<Vec<Slot>> {
 }
 
 /// [`adopt_into`] for every leaf of `p`, each judged on the answers of its form.
-fn adopt_tree(p: &mut Printer, donors: &[Vec<Slot>], samples: &[Sample]) {
+fn adopt_tree(p: &mut Printer, donors: &[Donor], samples: &[Sample]) {
     if p.form_mask == 0 {
         adopt_into(p, donors, samples);
         return;
@@ -51,20 +58,24 @@ fn adopt_tree(p: &mut Printer, donors: &[Vec<Slot>], samples: &[Sample]) {
 
 /// For each donor slot over bits the leaf printer `p` holds in no slot of its own, the slot
 /// put in place ([`placed`]) when `p` still prints as many of `samples` right.
-fn adopt_into(p: &mut Printer, donors: &[Vec<Slot>], samples: &[Sample]) {
+fn adopt_into(p: &mut Printer, donors: &[Donor], samples: &[Sample]) {
     if samples.is_empty() {
         return;
     }
     let mut right = right_count(&p.slots, samples);
     let mut adopted: Vec<u128> = Vec::new();
-    for donor in donors {
+    for (donor, larger) in donors {
         for at in 0..donor.len() {
             let s = &donor[at];
             if s.mask == 0 || p.slots.iter().any(|o| covers(o, s)) {
                 continue;
             }
             let varies = s.mask != 0 && most_common(samples, s.mask).is_some_and(|(_, c)| !c);
-            let got = placed(&p.slots, donor, at, samples);
+            let got = placed(&p.slots, donor, at, samples).or_else(|| {
+                larger
+                    .then(|| split_at(&p.slots, donor, at, samples))
+                    .flatten()
+            });
             let r = got.as_ref().map(|g| right_count(g, samples));
             if std::env::var_os("SASS_CONFORM_DEBUG_ADOPT").is_some() {
                 eprintln!(
@@ -123,7 +134,43 @@ fn text_of(slot: &Slot, w: u128) -> String {
     s
 }
 
-/// A fixed-text slot.
+/// `slots` with one slot cut where a sibling form learned from more answers prints its bits in
+/// two slots: a slot over exactly the bits of the donor's slot `d` and some bits of
+/// `donor[at]`, which it read as context (SM103 QFMA4's bit-83 form keyed its register by the
+/// `|...|` bit 72 and by bits 109 and 122, which the larger form prints as `.reuse` in a slot
+/// of their own after the register; the form never saw `|R26|.reuse` and printed `|R26|`),
+/// becomes the donor's run from `d` to `donor[at]`: both slots and the fixed text between.
+/// `d` is the nearest slot of bits before or after `at`; of the two, the one right on more
+/// of `samples` (the one before on a tie). `None` where no slot of `slots` reads so.
+fn split_at(slots: &[Slot], donor: &[Slot], at: usize, samples: &[Sample]) -> Option<Vec<Slot>> {
+    let m = donor[at].mask;
+    let before = donor[..at].iter().rposition(|d| d.mask != 0);
+    let after = donor[at + 1..]
+        .iter()
+        .position(|d| d.mask != 0)
+        .map(|i| at + 1 + i);
+    [before, after]
+        .into_iter()
+        .flatten()
+        .filter_map(|j| {
+            let d = donor[j].mask;
+            if d & m != 0 {
+                return None;
+            }
+            let i = slots
+                .iter()
+                .position(|o| o.mask & m != 0 && o.mask & !m == d)?;
+            let (lo, hi) = (j.min(at), j.max(at));
+            let mut out = slots[..i].to_vec();
+            out.extend_from_slice(&donor[lo..=hi]);
+            out.extend_from_slice(&slots[i + 1..]);
+            Some(out)
+        })
+        .map(|out| (right_count(&out, samples), out))
+        .reduce(|a, b| if b.0 > a.0 { b } else { a })
+        .map(|(_, out)| out)
+}
+
 /// The text of a fixed slot (`None` for a slot of bits).
 fn fixed_text(slot: &Slot) -> Option<&str> {
     match slot.mask {
@@ -397,6 +444,105 @@ mod tests {
         assert_eq!(p.slots[2].mask, 0x3 << 16 | y | ru);
         assert_eq!(p.slots_text(2 << 16 | y | ru), "FMUL2.X R2.reuse");
         assert_eq!(p.slots_text(1 << 16 | sign), "FMUL2.X -R1");
+    }
+
+    #[test]
+    fn a_slot_keyed_by_bits_a_larger_form_prints_apart_is_cut_as_the_larger_form_cuts_it() {
+        // SM103 QFMA4: the larger form prints the register, `|...|` by bit 72, then `.reuse`
+        // by bits 109 and 122 in a slot of its own; the bit-83 form keyed its register by all
+        // three and never saw `|R1|.reuse`, which it learned as `|R1|`.
+        let (abs, y, ru) = (1u128 << 72, 1u128 << 109, 1u128 << 122);
+        let reg_abs = |k: u128| {
+            let r = k & 3;
+            if k & 4 != 0 {
+                format!("|R{r}|")
+            } else {
+                format!("R{r}")
+            }
+        };
+        let reg: Vec<(u128, String)> = (0..8u128).map(|k| (k, reg_abs(k))).collect();
+        let reg: Vec<(u128, &str)> = reg.iter().map(|(k, t)| (*k, t.as_str())).collect();
+        let reuse = slot(y | ru, &[(0, ""), (1, ""), (2, ""), (3, ".reuse")]);
+        // Packed key: register (2 bits), abs, y, reuse bit.
+        let joint: Vec<(u128, String)> = (0..32u128)
+            .map(|k| {
+                let suffix = if k >> 3 == 3 && k & 4 == 0 {
+                    ".reuse"
+                } else {
+                    ""
+                };
+                (k, format!("{}{suffix}", reg_abs(k & 7)))
+            })
+            .collect();
+        let joint: Vec<(u128, &str)> = joint.iter().map(|(k, t)| (*k, t.as_str())).collect();
+        let mut forms = vec![
+            (
+                Key(0),
+                leaf(vec![
+                    slot(0, &[(0, "QFMA4 ")]),
+                    slot(0x3 << 16 | abs, &reg),
+                    reuse,
+                    slot(0, &[(0, " ;")]),
+                ]),
+            ),
+            (
+                Key(1),
+                leaf(vec![
+                    slot(0, &[(0, "QFMA4.X ")]),
+                    slot(0x3 << 16 | abs | y | ru, &joint),
+                    slot(0, &[(0, " ;")]),
+                ]),
+            ),
+        ];
+        let parts = vec![
+            vec![
+                (0u128, "QFMA4 R0 ;"),
+                (1 << 16 | abs | y | ru, "QFMA4 |R1|.reuse ;"),
+                (2 << 16 | y | ru, "QFMA4 R2.reuse ;"),
+                (3 << 16 | abs, "QFMA4 |R3| ;"),
+            ],
+            vec![
+                (1 << 16 | y | ru, "QFMA4.X R1.reuse ;"),
+                (2 << 16 | abs, "QFMA4.X |R2| ;"),
+                (3 << 16 | abs | y, "QFMA4.X |R3| ;"),
+            ],
+        ];
+        adopt_siblings(&mut forms, &parts);
+        let p = &forms[1].1;
+        let masks: Vec<u128> = p.slots.iter().map(|s| s.mask).collect();
+        assert_eq!(masks, vec![0, 0x3 << 16 | abs, y | ru, 0]);
+        assert_eq!(p.slots_text(1 << 16 | abs | y | ru), "QFMA4.X |R1|.reuse ;");
+        assert_eq!(right_count(&p.slots, &parts[1]), 3);
+    }
+
+    #[test]
+    fn a_slot_is_not_cut_by_a_smaller_form() {
+        // The same two printers, with the answer counts the other way round: the form that
+        // prints `.reuse` apart is the smaller one, so the larger keeps its own slot.
+        let (abs, y, ru) = (1u128 << 72, 1u128 << 109, 1u128 << 122);
+        let mut forms = vec![
+            (
+                Key(0),
+                leaf(vec![
+                    slot(0x3 << 16 | abs, &[(0, "R0"), (4, "|R0|")]),
+                    slot(y | ru, &[(0, ""), (3, ".reuse")]),
+                ]),
+            ),
+            (
+                Key(1),
+                leaf(vec![slot(
+                    0x3 << 16 | abs | y | ru,
+                    &[(0, "R0"), (4, "|R0|"), (24, "R0.reuse")],
+                )]),
+            ),
+        ];
+        let parts = vec![
+            vec![(0u128, "R0")],
+            vec![(0u128, "R0"), (abs, "|R0|"), (y | ru, "R0.reuse")],
+        ];
+        adopt_siblings(&mut forms, &parts);
+        assert_eq!(forms[1].1.slots.len(), 1);
+        assert_eq!(forms[1].1.slots[0].mask, 0x3 << 16 | abs | y | ru);
     }
 
     #[test]
