@@ -57,7 +57,9 @@ fn adopt_tree(p: &mut Printer, donors: &[Donor], samples: &[Sample]) {
 }
 
 /// For each donor slot over bits the leaf printer `p` holds in no slot of its own, the slot
-/// put in place ([`placed`]) when `p` still prints as many of `samples` right.
+/// put in place ([`placed`]), or, from a form of more answers where no place fits, cut out of
+/// the slot of `p` that read those bits as context ([`split_at`]); kept when `p` still prints
+/// as many of `samples` right.
 fn adopt_into(p: &mut Printer, donors: &[Donor], samples: &[Sample]) {
     if samples.is_empty() {
         return;
