@@ -3600,6 +3600,55 @@ fn value_table<'t>(mask: u128, texts: &[(u128, &'t str)]) -> BTreeMap<u128, &'t 
         .collect()
 }
 
+/// A slot's (word, text) pairs with each text by its rank among the distinct texts in string
+/// order, for value tables of many masks over the same answers ([`RankedTexts::table`]).
+struct RankedTexts<'t> {
+    rows: Vec<(u128, u32)>,
+    texts: Vec<&'t str>,
+    /// A buffer for the (key, rank) pairs of a table.
+    pairs: Vec<(u128, u32)>,
+}
+
+impl<'t> RankedTexts<'t> {
+    fn new(texts: &[(u128, &'t str)]) -> Self {
+        let mut distinct: Vec<&'t str> = texts.iter().map(|&(_, t)| t).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let rank: HashMap<&str, u32> = distinct
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| (t, i as u32))
+            .collect();
+        RankedTexts {
+            rows: texts.iter().map(|&(w, t)| (w, rank[t])).collect(),
+            texts: distinct,
+            pairs: Vec::new(),
+        }
+    }
+
+    /// [`value_table`] of `mask` over these answers: ranks sort and compare as their texts
+    /// do, so each value's text (the commonest, ties to the least) is the same.
+    fn table(&mut self, mask: u128) -> BTreeMap<u128, &'t str> {
+        let px = Pext::new(mask);
+        self.pairs.clear();
+        self.pairs
+            .extend(self.rows.iter().map(|&(w, r)| (px.of(w), r)));
+        self.pairs.sort_unstable();
+        self.pairs
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|same_key| {
+                let mut best = (0u32, 0usize);
+                for same in same_key.chunk_by(|a, b| a.1 == b.1) {
+                    if same.len() > best.1 {
+                        best = (same[0].1, same.len());
+                    }
+                }
+                (same_key[0].0, self.texts[best.0 as usize])
+            })
+            .collect()
+    }
+}
+
 /// Values of the table `rule` prints as written.
 fn table_hits(rule: &NumberRule, mask: u128, table: &BTreeMap<u128, &str>) -> usize {
     let mut out = String::new();
@@ -3718,12 +3767,13 @@ fn best_context_group<'t>(
     mut fit: impl FnMut(u128, u128, &BTreeMap<u128, &'t str>) -> Option<(usize, NumberRule)>,
 ) -> Option<(usize, usize, ContextFit<'t>)> {
     let mut best: Option<(usize, usize, ContextFit)> = None;
+    let mut ranked = RankedTexts::new(texts);
     for &g in groups
         .iter()
         .filter(|&&g| g & taken == 0 && g.count_ones() <= MAX_AFFIX_GROUP_BITS)
     {
         let m = taken | g;
-        let t = value_table(m, texts);
+        let t = ranked.table(m);
         let Some((h, rule)) = fit(m, g, &t) else {
             continue;
         };
@@ -3766,12 +3816,18 @@ fn fit_number_in(
 ) -> Option<NumberRule> {
     let inner: Vec<u128> = groups.iter().copied().filter(|&g| g & ctx == 0).collect();
     let mut rule = fit_number(mask, ctx, table, &inner, base)?;
-    let mut per: BTreeMap<u128, BTreeMap<u128, &str>> = BTreeMap::new();
+    // Each value of the context's entries, in key order (each table built in one go).
+    let mut rows: BTreeMap<u128, Vec<(u128, &str)>> = BTreeMap::new();
+    let px = Pext::new(ctx);
     for (&k, &t) in table {
-        per.entry(pext(deposit(k, mask), ctx))
+        rows.entry(px.of(deposit(k, mask)))
             .or_default()
-            .insert(k, t);
+            .push((k, t));
     }
+    let per: BTreeMap<u128, BTreeMap<u128, &str>> = rows
+        .into_iter()
+        .map(|(c, sub)| (c, sub.into_iter().collect()))
+        .collect();
     let plain = unnamed(&rule);
     let mut alts = Vec::new();
     for (c, sub) in &per {
@@ -4138,13 +4194,20 @@ fn fit_number(
 /// The bits of `mask` whose flip never changes the text wherever `table` (packed key ->
 /// text) holds a key with the bit clear and with it set (at least one such pair per bit).
 fn unread_bits(mask: u128, table: &BTreeMap<u128, &str>) -> u128 {
+    // The keys in order, looked up by halves (no tree walked per lookup).
+    let rows: Vec<(u128, &str)> = table.iter().map(|(&k, &t)| (k, t)).collect();
+    let get = |k: u128| {
+        rows.binary_search_by_key(&k, |r| r.0)
+            .ok()
+            .map(|i| rows[i].1)
+    };
     let mut out = 0;
     for (i, bit) in bits_of(mask).enumerate() {
         let b = 1u128 << i;
-        let mut pairs = table
+        let mut pairs = rows
             .iter()
             .filter(|&(k, _)| k & b == 0)
-            .filter_map(|(k, t)| table.get(&(k | b)).map(|u| u == t))
+            .filter_map(|(k, t)| get(k | b).map(|u| u == *t))
             .peekable();
         if pairs.peek().is_some() && pairs.all(|same| same) {
             out |= bit;
@@ -4208,6 +4271,7 @@ fn fit_number_fresh(
         .collect();
     // Values whose text holds a number: no rule explains more of them.
     let parsed = entries.iter().filter(|(_, p)| p.is_some()).count();
+    let reps = reading_reps(&entries, exclude);
     let mut best: Option<(usize, NumberRule)> = None;
     let mut bits: Vec<(u128, u128)> = Vec::with_capacity(entries.len());
     let mut readings = Readings::default();
@@ -4220,7 +4284,7 @@ fn fit_number_fresh(
         let (own, other) = (Pext::new(num), Pext::new(mask & !num));
         bits.extend(entries.iter().map(|(w, _)| (own.of(*w), other.of(*w))));
         for signed in [false, true] {
-            readings.fill((num, signed), &entries, &bits);
+            readings.fill((num, signed), &reps, &entries, &bits);
             let by_scale = readings.matched_by_scale();
             for (k, (scale, plain_matched)) in SCALES.into_iter().zip(by_scale).enumerate() {
                 // A falling number only where no rising one explains every value.
@@ -4270,10 +4334,11 @@ fn value_names(
     fill: u128,
 ) -> Vec<(Key, String)> {
     let mut seen: HashMap<u128, Option<&str>> = HashMap::default();
+    let mut printed = String::new();
     for (&k, &t) in table {
         let word = deposit(k, mask) | fill;
         let v = pext(word, rule.mask);
-        let mut printed = String::new();
+        printed.clear();
         if rule.print_into(word, mask, &mut printed) && printed == t {
             seen.insert(v, None);
             continue;
@@ -4353,6 +4418,32 @@ fn probe_rule(num: u128, signed: bool, scale: i32, offset: i64) -> NumberRule {
     }
 }
 
+/// The values of `entries` whose text holds a number, as [`Readings`] reads them: (index of
+/// one of them, how many): values whose words agree outside the `exclude` bits and whose texts
+/// print the same number are one row, weighed by their count. No candidate reading reads an
+/// `exclude` bit ([`fit_number`]), so every reading gives them one value: a table keyed by a
+/// context group as well ([`int_context`]) holds each value of the slot once per value of the
+/// group seen with it, most of them printing alike. With no `exclude` bits every value is a
+/// row of its own, in table order.
+fn reading_reps(entries: &[(u128, Option<ParsedNumber>)], exclude: u128) -> Vec<(u32, u32)> {
+    let parsed = entries.iter().enumerate().filter_map(|(i, (w, p))| {
+        let (_, neg, n, _, _) = (*p)?;
+        Some((
+            w & !exclude,
+            if neg { -(n as i128) } else { n as i128 },
+            i as u32,
+        ))
+    });
+    if exclude == 0 {
+        return parsed.map(|(_, _, i)| (i, 1)).collect();
+    }
+    let mut rows: Vec<(u128, i128, u32)> = parsed.collect();
+    rows.sort_unstable();
+    rows.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+        .map(|run| (run[0].2, run.len() as u32))
+        .collect()
+}
+
 /// The most common difference between the printed number and the scaled value over the
 /// texts of the slot's value table, when at least `at_least` values share it (and at least
 /// [`MIN_COMMON_OFFSET`]; else 0): a branch target printed as the next word's address plus
@@ -4361,9 +4452,10 @@ fn probe_rule(num: u128, signed: bool, scale: i32, offset: i64) -> NumberRule {
 /// candidate rule's way. Ties go to the smallest magnitude, then to the positive difference.
 fn common_offset((k, at_least): (usize, usize), readings: &mut Readings) -> i64 {
     let at_least = at_least.max(MIN_COMMON_OFFSET);
-    let (majority, nonzero) = readings.majority(k);
-    let found = if 2 * at_least > nonzero {
-        majority
+    // An offset held by more than half of the nonzero differences is their majority; else
+    // the commonest (each is the other where it counts `at_least`).
+    let found = if 2 * at_least > readings.nonzero(k) {
+        readings.majority(k).0
     } else {
         readings.commonest(SCALES[k])
     };
@@ -4374,10 +4466,12 @@ fn common_offset((k, at_least): (usize, usize), readings: &mut Readings) -> i64 
 }
 
 /// The values of a slot's value table whose text holds a number, read one way (candidate
-/// bits, signed or not; [`Readings::fill`]): per value, in table order, the number printed
-/// and the number its bits give at scale 1 with no offset. Every scale and offset of that
-/// reading is scored on these two columns, so the table's parsed texts and bits are walked
-/// once per reading, not once per scale. Columns whose numbers all lie within
+/// bits, signed or not; [`Readings::fill`]): per value ([`reading_reps`]: values alike in
+/// every reading once, with their count as a weight), the number printed and the number its
+/// bits give at scale 1 with no offset. Every scale and offset of that reading is scored on
+/// these columns, so the table's parsed texts and bits are walked once per reading, not once
+/// per scale; every count and vote is the one over the values one by one (a weighted vote is
+/// the vote over the values it stands for, in a row). Columns whose numbers all lie within
 /// [`NARROW_LIMIT`] are worked on as 64-bit numbers (no difference of a scaled value then
 /// leaves 64 bits, so every count and vote is the one 128-bit arithmetic gives).
 #[derive(Default)]
@@ -4386,18 +4480,24 @@ struct Readings {
     narrow: Columns<i64>,
     /// Whether `narrow` holds the columns (else `wide` does).
     is_narrow: bool,
+    /// How many values the rows stand for (their weights summed).
+    total: usize,
+    /// Per scale of [`SCALES`], the values printed right with no offset
+    /// ([`Readings::matched_by_scale`]), once worked out.
+    matched: [usize; SCALES.len()],
     /// Per scale of [`SCALES`], [`Readings::majority`]: worked out for every scale at once,
     /// when first asked.
     majorities: Option<[Vote; SCALES.len()]>,
 }
 
-/// The printed numbers and the values at scale 1 of [`Readings`], and a buffer for their
-/// differences.
+/// The printed numbers, the values at scale 1 and the weights (how many values each row
+/// stands for) of [`Readings`], and a counter of their differences.
 #[derive(Default)]
 struct Columns<T> {
     printed: Vec<T>,
     value: Vec<T>,
-    diffs: Vec<T>,
+    weight: Vec<u32>,
+    counts: HashMap<T, usize>,
 }
 
 /// The value more than half of a scale's nonzero differences hold, with its count (`None`
@@ -4418,7 +4518,7 @@ const _: () = {
 };
 
 /// A signed integer the columns of [`Readings`] are worked on in.
-trait Column: Copy + Ord + Default {
+trait Column: Copy + Ord + Default + std::hash::Hash {
     /// `printed - value x scale`, wrapping.
     fn diff(printed: Self, value: Self, scale: i32) -> Self;
     /// The number as 128 bits.
@@ -4444,11 +4544,12 @@ impl Column for i128 {
 }
 
 impl Readings {
-    /// Reads `entries` (`bits`: each one's bits, as [`fit_number`] prepares them) as the
-    /// rule `(num, signed)` at scale 1 with no offset.
+    /// Reads the rows `reps` ([`reading_reps`]) of `entries` (`bits`: each one's bits, as
+    /// [`fit_number`] prepares them) as the rule `(num, signed)` at scale 1 with no offset.
     fn fill(
         &mut self,
         (num, signed): (u128, bool),
+        reps: &[(u32, u32)],
         entries: &[(u128, Option<ParsedNumber>)],
         bits: &[(u128, u128)],
     ) {
@@ -4456,14 +4557,18 @@ impl Readings {
         let wide = &mut self.wide;
         wide.printed.clear();
         wide.value.clear();
+        wide.weight.clear();
         self.majorities = None;
-        for ((_, parsed), (v, _)) in entries.iter().zip(bits) {
-            let Some((_, neg, n, _, _)) = *parsed else {
+        self.total = reps.iter().map(|&(_, w)| w as usize).sum();
+        for &(i, w) in reps {
+            let i = i as usize;
+            let Some((_, neg, n, _, _)) = entries[i].1 else {
                 continue;
             };
             wide.printed
                 .push(if neg { -(n as i128) } else { n as i128 });
-            wide.value.push(probe.value_of_bits(*v));
+            wide.value.push(probe.value_of_bits(bits[i].0));
+            wide.weight.push(w);
         }
         let fits = |x: &i128| x.unsigned_abs() <= NARROW_LIMIT as u128;
         self.is_narrow = wide.printed.iter().all(fits) && wide.value.iter().all(fits);
@@ -4474,17 +4579,26 @@ impl Readings {
             narrow.printed.extend(wide.printed.iter().map(as_narrow));
             narrow.value.clear();
             narrow.value.extend(wide.value.iter().map(as_narrow));
+            narrow.weight.clear();
+            narrow.weight.extend_from_slice(&wide.weight);
         }
     }
 
     /// How many values print the number of the rule at each scale of [`SCALES`] with no
-    /// offset ([`matched`] of each).
-    fn matched_by_scale(&self) -> [usize; SCALES.len()] {
-        if self.is_narrow {
-            self.narrow.matched_by_scale()
+    /// offset ([`matched`] of each); kept for [`Readings::nonzero`].
+    fn matched_by_scale(&mut self) -> [usize; SCALES.len()] {
+        self.matched = if self.is_narrow {
+            self.narrow.matched_by_scale_narrow()
         } else {
             self.wide.matched_by_scale()
-        }
+        };
+        self.matched
+    }
+
+    /// How many values the scale `k` leaves a nonzero difference (those it does not print
+    /// right with no offset: [`Readings::matched_by_scale`] must have been asked).
+    fn nonzero(&self, k: usize) -> usize {
+        self.total - self.matched[k]
     }
 
     /// The value more than half of the scale `k`'s nonzero differences printed - value x
@@ -4511,48 +4625,103 @@ impl Readings {
     }
 }
 
+impl Columns<i64> {
+    /// [`Readings::matched_by_scale`] on 64-bit columns, one test per row: a value other
+    /// than 0 is printed right at one scale of [`SCALES`] at most (`printed = value x 2^j`,
+    /// or `-value x 2^j`: `j` is the difference of the magnitudes' trailing zeros), and a
+    /// value 0 at every scale or none. Within [`NARROW_LIMIT`] no product leaves 64 bits, so
+    /// the counts are those of [`Columns::matched_by_scale`].
+    fn matched_by_scale_narrow(&self) -> [usize; SCALES.len()] {
+        let mut out = [0; SCALES.len()];
+        let mut at_zero = 0;
+        let rows = self.printed.iter().zip(&self.value).zip(&self.weight);
+        for ((&p, &v), &w) in rows {
+            let w = w as usize;
+            if v == 0 {
+                at_zero += if p == 0 { w } else { 0 };
+                continue;
+            }
+            let (p_abs, v_abs) = (p.unsigned_abs(), v.unsigned_abs());
+            let j = p_abs.trailing_zeros().wrapping_sub(v_abs.trailing_zeros());
+            if j < POWER_SCALES && v_abs << j == p_abs {
+                let falling = (p < 0) != (v < 0);
+                out[j as usize + if falling { POWER_SCALES as usize } else { 0 }] += w;
+            }
+        }
+        for hits in &mut out {
+            *hits += at_zero;
+        }
+        out
+    }
+}
+
+/// How many rising scales [`SCALES`] holds: `2^j` at place `j`, `-2^j` at place
+/// `POWER_SCALES + j` ([`Columns::matched_by_scale_narrow`] reads them so).
+const POWER_SCALES: u32 = 5;
+
+const _: () = {
+    assert!(SCALES.len() == 2 * POWER_SCALES as usize);
+    let mut j = 0;
+    while j < POWER_SCALES as usize {
+        assert!(SCALES[j] == 1 << j && SCALES[POWER_SCALES as usize + j] == -(1 << j));
+        j += 1;
+    }
+};
+
 impl<T: Column> Columns<T> {
     /// [`Readings::matched_by_scale`] on these columns.
     fn matched_by_scale(&self) -> [usize; SCALES.len()] {
         let mut out = [0; SCALES.len()];
-        for (&p, &v) in self.printed.iter().zip(&self.value) {
+        let rows = self.printed.iter().zip(&self.value).zip(&self.weight);
+        for ((&p, &v), &w) in rows {
             for (hits, scale) in out.iter_mut().zip(SCALES) {
-                *hits += usize::from(T::diff(p, v, scale) == T::default());
+                *hits += if T::diff(p, v, scale) == T::default() {
+                    w as usize
+                } else {
+                    0
+                };
             }
         }
         out
     }
 
     /// [`Readings::majority`] of every scale, in two passes over the values for all scales
-    /// at once: the Boyer-Moore vote over each scale's nonzero differences in table order,
-    /// then the count of its winner (any value held by more than half of them is the
-    /// winner).
+    /// at once: the Boyer-Moore vote over each scale's nonzero differences in row order (a
+    /// row of weight `w` votes as `w` values in a row would), then the count of its winner
+    /// (any value held by more than half of them is the winner).
     fn majorities(&self) -> [Vote; SCALES.len()] {
         let zero = T::default();
         let mut votes = [(zero, 0usize); SCALES.len()];
         let mut nonzero = [0usize; SCALES.len()];
-        let pairs = || self.printed.iter().zip(&self.value);
-        for (&p, &v) in pairs() {
+        let rows = || self.printed.iter().zip(&self.value).zip(&self.weight);
+        for ((&p, &v), &w) in rows() {
+            let w = w as usize;
             for ((vote, n), scale) in votes.iter_mut().zip(&mut nonzero).zip(SCALES) {
                 let d = T::diff(p, v, scale);
                 if d == zero {
                     continue;
                 }
-                *n += 1;
+                *n += w;
                 if vote.1 == 0 {
-                    *vote = (d, 1);
+                    *vote = (d, w);
                 } else if vote.0 == d {
-                    vote.1 += 1;
+                    vote.1 += w;
+                } else if vote.1 >= w {
+                    vote.1 -= w;
                 } else {
-                    vote.1 -= 1;
+                    *vote = (d, w - vote.1);
                 }
             }
         }
         let mut held = [0usize; SCALES.len()];
-        for (&p, &v) in pairs() {
+        for ((&p, &v), &w) in rows() {
             for ((c, vote), scale) in held.iter_mut().zip(&votes).zip(SCALES) {
                 let d = T::diff(p, v, scale);
-                *c += usize::from(d != zero && d == vote.0);
+                *c += if d != zero && d == vote.0 {
+                    w as usize
+                } else {
+                    0
+                };
             }
         }
         std::array::from_fn(|k| {
@@ -4561,27 +4730,23 @@ impl<T: Column> Columns<T> {
         })
     }
 
-    /// The nonzero differences printed - value x `scale`, in table order, in the buffer.
-    fn fill_diffs(&mut self, scale: i32) {
-        let zero = T::default();
-        self.diffs.clear();
-        self.diffs.extend(
-            self.printed
-                .iter()
-                .zip(&self.value)
-                .map(|(&p, &v)| T::diff(p, v, scale))
-                .filter(|&d| d != zero),
-        );
-    }
-
-    /// [`Readings::commonest`] on these columns (the differences sorted in the buffer).
+    /// [`Readings::commonest`] on these columns: the nonzero differences counted (by their
+    /// weights) in the counter. No two differences tie on (count, magnitude, sign), so the
+    /// counter's order does not matter.
     fn commonest(&mut self, scale: i32) -> Option<(i128, usize)> {
-        self.fill_diffs(scale);
-        self.diffs.sort_unstable();
+        let zero = T::default();
+        self.counts.clear();
+        let rows = self.printed.iter().zip(&self.value).zip(&self.weight);
+        for ((&p, &v), &w) in rows {
+            let d = T::diff(p, v, scale);
+            if d != zero {
+                *self.counts.entry(d).or_default() += w as usize;
+            }
+        }
         let key = |d: i128, c: usize| (c, std::cmp::Reverse(d.unsigned_abs()), d > 0);
-        self.diffs
-            .chunk_by(|a, b| a == b)
-            .map(|run| (run[0].wide(), run.len()))
+        self.counts
+            .iter()
+            .map(|(&d, &c)| (d.wide(), c))
             .max_by_key(|&(d, c)| key(d, c))
     }
 }
@@ -4654,7 +4819,7 @@ fn try_rule<'a>(
     entries: &[(u128, Option<ParsedNumber<'a>>)],
     bits: &[(u128, u128)],
 ) -> Option<(usize, NumberRule)> {
-    let mut affixes: AffixTally<'a> = HashMap::default();
+    let mut affixes: Vec<AffixSeen<'a>> = Vec::new();
     let mut hex_votes = (0usize, 0usize);
     let probe = probe_rule(num, signed, scale, offset);
     for ((_, parsed), &(v, other)) in entries.iter().zip(bits) {
@@ -4670,13 +4835,9 @@ fn try_rule<'a>(
         } else {
             hex_votes.1 += 1;
         }
-        *affixes
-            .entry((other, neg))
-            .or_default()
-            .entry((pre, suf))
-            .or_default() += 1;
+        affixes.push(((other, neg), (pre, suf)));
     }
-    let (hits, list, unseen) = affix_list(&affixes);
+    let (hits, list, unseen) = affix_list_of(&mut affixes);
     if hits == 0 {
         return None;
     }
@@ -5152,11 +5313,29 @@ mod tests {
                 entries.push((v, parsed));
                 bits.push((x, 0));
             }
+            // Each value twice more, at two values of a bit no reading reads: one row of
+            // weight 3 per value.
+            let twice = 1u128 << 120;
+            let mut tripled = entries.clone();
+            tripled.extend(entries.iter().map(|&(w, p)| (w | twice, p)));
+            tripled.extend(entries.iter().map(|&(w, p)| (w | twice << 1, p)));
+            let tripled_bits: Vec<(u128, u128)> =
+                bits.iter().cycle().take(3 * bits.len()).copied().collect();
+            let exclude = twice | twice << 1;
+            assert_eq!(
+                reading_reps(&tripled, exclude).len(),
+                entries.iter().filter(|e| e.1.is_some()).count()
+            );
             for signed in [false, true] {
                 let num = if wide == 0 { 0x7f } else { (1 << 80) - 1 };
                 let mut r = Readings::default();
-                r.fill((num, signed), &entries, &bits);
+                r.fill((num, signed), &reading_reps(&entries, 0), &entries, &bits);
                 assert_eq!(r.is_narrow, wide == 0);
+                let by_scale = r.matched_by_scale();
+                let mut r3 = Readings::default();
+                let reps = reading_reps(&tripled, exclude);
+                r3.fill((num, signed), &reps, &tripled, &tripled_bits);
+                assert_eq!(r3.matched_by_scale(), by_scale.map(|c| 3 * c));
                 let probe = probe_rule(num, signed, 1, 0);
                 for (k, scale) in SCALES.into_iter().enumerate() {
                     let mut diffs: Vec<i128> = entries
@@ -5169,12 +5348,46 @@ mod tests {
                         })
                         .filter(|&d| d != 0)
                         .collect();
+                    let matched = entries.iter().filter(|e| e.1.is_some()).count() - diffs.len();
+                    assert_eq!(by_scale[k], matched, "{scale}");
+                    assert_eq!(r.nonzero(k), diffs.len(), "{scale}");
                     assert_eq!(r.majority(k), (majority(&diffs), diffs.len()), "{scale}");
+                    let thrice = majority(&diffs).map(|(d, c)| (d, 3 * c));
+                    assert_eq!(r3.majority(k), (thrice, 3 * diffs.len()), "{scale}");
                     diffs.sort_unstable();
                     let most = diffs.chunk_by(|a, b| a == b).map(|run| run.len()).max();
                     assert_eq!(r.commonest(scale).map(|(_, c)| c), most, "{scale}");
+                    let most3 = r3.commonest(scale);
+                    assert_eq!(most3.map(|(_, c)| c), most.map(|c| 3 * c), "{scale}");
+                    assert_eq!(most3.map(|(d, _)| d), r.commonest(scale).map(|(d, _)| d));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn tallies_by_sorting_give_what_the_maps_gave() {
+        // Affixes seen one per value: the sorted tally is the map's, ties to the least pair.
+        let pairs = [("R", ""), ("UR", ""), ("R", ".H1"), ("", "")];
+        let mut seen: Vec<AffixSeen> = Vec::new();
+        for v in 0u128..300 {
+            let key = (v % 7, v % 3 == 0);
+            seen.push((key, pairs[(v * v % 11 % 4) as usize]));
+        }
+        let (hits, list, unseen) = affix_list(&tally(&seen));
+        assert_eq!(affix_list_of(&mut seen), (hits, list, unseen));
+        // Value tables over ranked texts are the tables over the texts, ties included.
+        let texts: Vec<(u128, &str)> = (0u128..500)
+            .map(|w| {
+                (
+                    w * 37 % 256,
+                    ["b", "a", "c", "a b"][(w * w % 13 % 4) as usize],
+                )
+            })
+            .collect();
+        let mut ranked = RankedTexts::new(&texts);
+        for mask in [0u128, 1, 0x3, 0x18, 0xff, 0xa5] {
+            assert_eq!(ranked.table(mask), value_table(mask, &texts), "{mask:x}");
         }
     }
 
@@ -7077,6 +7290,29 @@ fn affix_list(affixes: &AffixTally) -> (usize, KeyedAffixes, Vec<Affixes>) {
             Some((Key(k), neg, p.to_string(), s.to_string()))
         })
         .collect();
+    list.sort();
+    let unseen = dominant_affixes(&list);
+    (hits, list, unseen)
+}
+
+/// [`affix_list`] of the affixes seen one per value (sorted here, then counted by runs: no
+/// map per key): per key the first of its commonest pairs in sorted order is the least, as
+/// there.
+fn affix_list_of(seen: &mut [AffixSeen]) -> (usize, KeyedAffixes, Vec<Affixes>) {
+    seen.sort_unstable();
+    let mut hits = 0;
+    let mut list: KeyedAffixes = Vec::new();
+    for same_key in seen.chunk_by(|a, b| a.0 == b.0) {
+        let mut best = (same_key[0].1, 0usize);
+        for same in same_key.chunk_by(|a, b| a.1 == b.1) {
+            if same.len() > best.1 {
+                best = (same[0].1, same.len());
+            }
+        }
+        hits += best.1;
+        let ((k, neg), ((p, s), _)) = (same_key[0].0, best);
+        list.push((Key(k), neg, p.to_string(), s.to_string()));
+    }
     list.sort();
     let unseen = dominant_affixes(&list);
     (hits, list, unseen)
