@@ -3585,19 +3585,21 @@ fn value_table<'t>(mask: u128, texts: &[(u128, &'t str)]) -> BTreeMap<u128, &'t 
     let px = Pext::new(mask);
     let mut pairs: Vec<(u128, &str)> = texts.iter().map(|&(w, t)| (px.of(w), t)).collect();
     pairs.sort_unstable();
-    pairs
-        .chunk_by(|a, b| a.0 == b.0)
-        .map(|same_key| {
-            // Texts in order: the first of the most common is the least.
-            let mut best: (&str, usize) = ("", 0);
-            for same in same_key.chunk_by(|a, b| a.1 == b.1) {
-                if same.len() > best.1 {
-                    best = (same[0].1, same.len());
-                }
+    commonest_per_key(&pairs).collect()
+}
+
+/// Per key of `sorted` ((key, text) pairs sorted), the text most of its pairs hold: the first
+/// of the longest run, so ties go to the least ([`value_table`], [`RankedTexts::table`]).
+fn commonest_per_key<T: Copy + Eq>(sorted: &[(u128, T)]) -> impl Iterator<Item = (u128, T)> + '_ {
+    sorted.chunk_by(|a, b| a.0 == b.0).map(|same_key| {
+        let mut best = (same_key[0].1, 0usize);
+        for same in same_key.chunk_by(|a, b| a.1 == b.1) {
+            if same.len() > best.1 {
+                best = (same[0].1, same.len());
             }
-            (same_key[0].0, best.0)
-        })
-        .collect()
+        }
+        (same_key[0].0, best.0)
+    })
 }
 
 /// A slot's (word, text) pairs with each text by its rank among the distinct texts in string
@@ -3634,17 +3636,8 @@ impl<'t> RankedTexts<'t> {
         self.pairs
             .extend(self.rows.iter().map(|&(w, r)| (px.of(w), r)));
         self.pairs.sort_unstable();
-        self.pairs
-            .chunk_by(|a, b| a.0 == b.0)
-            .map(|same_key| {
-                let mut best = (0u32, 0usize);
-                for same in same_key.chunk_by(|a, b| a.1 == b.1) {
-                    if same.len() > best.1 {
-                        best = (same[0].1, same.len());
-                    }
-                }
-                (same_key[0].0, self.texts[best.0 as usize])
-            })
+        commonest_per_key(&self.pairs)
+            .map(|(k, r)| (k, self.texts[r as usize]))
             .collect()
     }
 }
