@@ -205,6 +205,15 @@ pub struct Recognizer {
     /// printed. Only where at least [`MIN_FORESEEN_SEEN`] values of each kind were seen.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub foreseen: Vec<(String, String, Vec<u32>)>,
+    /// `(opclass, table, sorted values)`: where this variant's accepted words of the opclass
+    /// looked up values the table's pooled undefined set holds, the pool does not speak for
+    /// the opclass, and only the values the opclass's own reasons named are refused (none
+    /// where they never named the table). nv_isa_solver's SM103 IDP: only the uniform-register
+    /// opclasses (`idp_2a__URb`, `idp_4a__URb`) name `TABLES_opex_4`, the register ones
+    /// (`idp_2a__R`, `idp_4a__R`) name `TABLES_opex_7` and printed 44 and 42 values of the
+    /// opex_4 pool; pooled, 4 check-split words nvdisasm prints were read as refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_refused: Vec<(String, String, Vec<u32>)>,
 }
 
 impl Recognizer {
@@ -252,6 +261,47 @@ impl Recognizer {
         listed(&self.foreseen, o, table).is_some_and(|v| v.binary_search(&value).is_ok())
     }
 
+    /// Whether `table`'s index `value` is refused for `word`: by the opclass's own reasons
+    /// where the pool does not speak for it ([`Recognizer::own_refused`]), else by `pooled`
+    /// (the table's undefined set says so).
+    pub fn refuses(&self, word: u128, table: &str, value: u32, pooled: bool) -> bool {
+        if self.own_refused.is_empty() {
+            return pooled;
+        }
+        let o = self.opclass(word).unwrap_or("");
+        match listed(&self.own_refused, o, table) {
+            Some(own) => own.binary_search(&value).is_ok(),
+            None => pooled,
+        }
+    }
+
+    /// Fills `own_refused`: the (opclass, table) pairs whose accepted values meet the table's
+    /// undefined set, with the values the opclass's own reasons named.
+    fn learn_own_refused(
+        &mut self,
+        refused: &BTreeMap<(String, String), BTreeSet<u32>>,
+        tables: &[ConstraintTable],
+    ) {
+        self.own_refused = self
+            .accepted
+            .iter()
+            .filter(|(_, t, acc)| {
+                tables
+                    .iter()
+                    .find(|c| &c.table == t)
+                    .is_some_and(|c| acc.iter().any(|&v| c.is_undefined(v)))
+            })
+            .map(|(o, t, _)| {
+                let own = refused.get(&(o.clone(), t.clone()));
+                (
+                    o.clone(),
+                    t.clone(),
+                    own.map_or_else(Vec::new, |r| r.iter().copied().collect()),
+                )
+            })
+            .collect();
+    }
+
     /// Fills `foreseen` from `accepted` and the refused values of each (opclass, table).
     fn learn_foreseen(
         &mut self,
@@ -293,6 +343,7 @@ impl Recognizer {
             .map(|(k, _)| k.clone())
             .collect();
         self.learn_foreseen(&refused, tables);
+        self.learn_own_refused(&refused, tables);
     }
 
     /// Fills `accepted`: per (opclass, table), the index values of the accepted words.
@@ -544,6 +595,7 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
             accepted: Vec::new(),
             closed: Vec::new(),
             foreseen: Vec::new(),
+            own_refused: Vec::new(),
             printing: None,
         });
     }
@@ -570,6 +622,7 @@ pub fn learn_recognizer(answers: &[(u128, &Answer)]) -> Option<Recognizer> {
         accepted: Vec::new(),
         closed: Vec::new(),
         foreseen: Vec::new(),
+        own_refused: Vec::new(),
     })
 }
 
@@ -681,6 +734,40 @@ mod tests {
             .take(MIN_FORESEEN_SEEN - 1)
             .collect();
         assert!(foreseen_values(&table, &accepted, &few).is_empty());
+    }
+
+    /// nv_isa_solver's SM103 IDP in small: the uniform-register opclass names table `T_A`
+    /// (values 1-3 refused), the register opclass names only `T_B` and prints values of `T_A`'s
+    /// pool: `T_A`'s pool refuses the first opclass's words, not the second's.
+    #[test]
+    fn a_pool_the_opclass_printed_values_of_does_not_refuse_its_words() {
+        let at = |index: u128, ur: bool| index << 105 | u128::from(ur) << 50;
+        let reason = |o: &str, v: u32, t: &str| {
+            Answer::Illegal(format!(
+                "Opclass '{o}', undefined value 0x{v:x} for table '{t}'"
+            ))
+        };
+        let text = Answer::Text("@P0 X R0 ;".into());
+        let mut owned: Vec<(u128, Answer)> = (1..4)
+            .map(|v| (at(v, true), reason("x__UR", v as u32, "T_A")))
+            .collect();
+        owned.extend([3, 6].map(|v| (at(v, false), reason("x__R", v as u32, "T_B"))));
+        owned.extend([0, 4].map(|v| (at(v, true), text.clone())));
+        owned.extend([0, 1, 2, 4].map(|v| (at(v, false), text.clone())));
+        let answers: Vec<(u128, &Answer)> = owned.iter().map(|(w, a)| (*w, a)).collect();
+        let tables = learn_constraints(&answers);
+        let t_a = tables.iter().find(|c| c.table == "T_A").expect("T_A");
+        assert_eq!(t_a.undefined(), &[1, 2, 3]);
+        let mut r = learn_recognizer(&answers).expect("answers");
+        r.learn_accepted(&answers, &tables);
+        assert_eq!(r.opclass(at(3, false)), Some("x__R"));
+        assert_eq!(
+            r.own_refused,
+            vec![("x__R".to_string(), "T_A".to_string(), vec![])]
+        );
+        assert!(!r.refuses(at(3, false), "T_A", 3, true));
+        assert!(r.refuses(at(3, true), "T_A", 3, true));
+        assert!(!r.refuses(at(0, true), "T_A", 0, false));
     }
 
     #[test]

@@ -258,7 +258,8 @@ impl Model {
         }
         for c in &t.constraints {
             let value = c.index(word);
-            let refused = c.is_undefined(value)
+            let pooled = c.is_undefined(value);
+            let refused = recognizer.map_or(pooled, |r| r.refuses(word, &c.table, value, pooled))
                 || recognizer
                     .is_some_and(|r| r.closes(word, &c.table) || r.foresees(word, &c.table, value));
             if refused && !recognizer.is_some_and(|r| r.accepts(word, &c.table, value)) {

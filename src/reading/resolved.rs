@@ -27,10 +27,24 @@ pub fn resolve_layouts(codec: &Codec, readings: &[(VariantId, VariantReading)]) 
         if !vr.base_legal {
             continue;
         }
+        let taken = sibling_bits(codec, *id, vr);
         let v = &mut tables[id.table as usize].variants[id.variant as usize];
-        *v = resolve_variant(v, vr);
+        *v = resolve_variant(v, vr, taken);
     }
     tables
+}
+
+/// The bits whose flipped word another variant's fixed bits also match: unfixing one of
+/// them would make two variants read the same word.
+fn sibling_bits(codec: &Codec, id: VariantId, vr: &VariantReading) -> u128 {
+    vr.bits
+        .iter()
+        .filter(|r| {
+            codec
+                .decode(vr.arch, r.word)
+                .is_some_and(|d| d.id != id || d.others().iter().any(|&o| o != id))
+        })
+        .fold(0u128, |m, r| m | 1 << r.bit)
 }
 
 fn table_roles(v: &Variant) -> Vec<Role> {
@@ -66,7 +80,8 @@ fn label_for(v: &Variant, kind: &FieldKind) -> String {
     }
 }
 
-fn resolve_variant(v: &Variant, vr: &VariantReading) -> Variant {
+/// `taken`: bits whose flip lands on another variant's fixed word ([`sibling_bits`]).
+fn resolve_variant(v: &Variant, vr: &VariantReading, taken: u128) -> Variant {
     let mut roles = table_roles(v);
     let identity =
         Line::parse(&vr.base.nvdisasm).is_some_and(|l| l.atoms().len() == v.signature.atoms.len());
@@ -108,6 +123,16 @@ fn resolve_variant(v: &Variant, vr: &VariantReading) -> Variant {
                 if removed.is_empty() && !added.is_empty() && !added.contains('.') =>
             {
                 (FieldKind::Flag(added.clone()), 0)
+            }
+            // A bit the table fixes whose flip changes modifiers no field explains (ATOM on
+            // SM103, nv_isa_solver's page: bit 84 takes `.EF` away; ptxas sets it in every
+            // ATOM) is part of a modifier: left free, so the learn words vary it and the
+            // printer learns what it prints with the fields around it.
+            Effect::Modifier { .. }
+                if matches!(roles[b], Role::Fixed(_)) && taken >> b & 1 == 0 =>
+            {
+                roles[b] = Role::DontCare;
+                continue;
             }
             Effect::Modifier { .. } => continue,
         };
