@@ -907,4 +907,46 @@ mod tests {
         assert!(v.fields.iter().all(|f| f.mask() >> 40 & 0x7ff == 0));
         assert_eq!(v.fixed_mask >> 41 & 1, 1, "bit 41 stays fixed");
     }
+
+    /// A fixed bit whose flip takes a modifier away (no field of the table prints it) is left
+    /// free; a fixed bit nvdisasm refuses flipped stays fixed.
+    #[test]
+    fn a_fixed_bit_whose_flip_takes_a_modifier_away_is_left_free() {
+        let text = include_str!("../../synth/SM80/ALD.txt");
+        let t = crate::spec::parse_table("synth/SM80/ALD.txt", text).unwrap();
+        let id = t
+            .variants
+            .iter()
+            .position(|v| v.key == "ALD_R_A_R_N")
+            .unwrap();
+        let fixed = t.variants[id].fixed_value;
+        assert_eq!(
+            t.variants[id].fixed_mask >> 60 & 3,
+            3,
+            "the table fixes bits 60-61"
+        );
+        let entry = |w: u128, answer: Answer| Entry {
+            arch: Arch(80),
+            word: w,
+            answer,
+        };
+        let entries = vec![
+            entry(fixed, Answer::Text(ald_text(fixed))),
+            entry(
+                fixed ^ 1 << 60,
+                Answer::Text("@P0 ALD R0, a[R0], ???0 ;".into()),
+            ),
+            entry(
+                fixed ^ 1 << 61,
+                Answer::Illegal("Unrecognized operation".into()),
+            ),
+        ];
+        let codec = Codec::new(vec![t]).unwrap();
+        let answers = super::super::flips::Answers::new(&entries);
+        let out = resolve_layouts(&codec, &super::super::flips::read_bits(&codec, &answers));
+        let v = &out[0].variants[id];
+        assert_eq!(v.fixed_mask >> 60 & 1, 0, "bit 60 is no longer fixed");
+        assert_eq!(v.undescribed >> 60 & 1, 1, "bit 60 is left to the reading");
+        assert_eq!(v.fixed_mask >> 61 & 1, 1, "bit 61 stays fixed");
+    }
 }
