@@ -27,6 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod adopt;
 mod fits;
+mod guess;
 mod numbered;
 
 /// Longest slot text, in tokens, the cutting of an answer considers.
@@ -158,13 +159,15 @@ pub fn learn_with(
         (None, Some(s)) => (s, BasePick::MostSwept),
         (None, None) => return None,
     };
-    Some(gathered_forms(
+    let mut printer = gathered_forms(
         (fixed_mask, groups),
         &form_candidates(fixed_mask, groups),
         samples,
         (best, cutting, pick),
         &mut cache,
-    ))
+    );
+    guess::add_guesses(&mut printer);
+    Some(printer)
 }
 
 /// Misses (in per mille of the answers learned from) a printer must leave before
@@ -1548,6 +1551,7 @@ fn push_fixed(out: &mut Vec<Slot>, t: &str) {
         texts: vec![(Key(0), t.to_string())],
         number: None,
         otherwise: None,
+        guess: None,
         joined: None,
     });
 }
@@ -3206,6 +3210,7 @@ fn fit_joined(
                 texts: Vec::new(),
                 number: None,
                 otherwise: None,
+                guess: None,
                 joined: Some(Box::new(j)),
             });
         }
@@ -3478,6 +3483,7 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
         texts,
         number,
         otherwise,
+        guess: None,
         joined: None,
     }
 }
@@ -5181,6 +5187,7 @@ mod tests {
             texts,
             number: None,
             otherwise: None,
+            guess: None,
             joined: None,
         };
         let sched = 0xfu128 << 105 | 0x3fu128 << 116;
@@ -6247,6 +6254,7 @@ mod tests {
                 .collect(),
             number: None,
             otherwise: None,
+            guess: None,
             joined: None,
         }
     }
@@ -6785,7 +6793,10 @@ fn fit_variant(
             )
         })
     });
-    let p = p.flatten();
+    let p = p.flatten().map(|mut p| {
+        guess::add_guesses(&mut p);
+        p
+    });
     let new = p.as_ref().map_or(0, |p| right(p, samples));
     (id, p, if keep { new } else { old }, samples.len())
 }

@@ -60,12 +60,36 @@ pub struct Slot {
     /// other than the base's (a slot that prints when any of its bits is set).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub otherwise: Option<String>,
+    /// Text for a key neither `texts` nor `number` covers, where a tree over the key's bits
+    /// told the keys it was not learned from better than `otherwise`
+    /// ([`crate::reading::printer`]'s guesses); used before `otherwise`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guess: Option<Box<Guess>>,
     /// The slot as parts joined by a separator, each part omitted when it prints nothing
     /// (with it, `texts`, `number` and `otherwise` are unused): a memory operand whose
     /// register, uniform register and offset nvdisasm leaves out at RZ, URZ and 0 (SM103
     /// STS `[R1+0x10]`, `[0x10]` for RZ, `[R1]` for offset 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joined: Option<Box<Joined>>,
+}
+
+/// How a slot prints a key no answer showed: a decision tree over the packed key (bit `i` of
+/// the tree's word is the `i`-th lowest bit of the slot's mask) naming one of `texts`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Guess {
+    /// The tree; its classes index `texts`.
+    pub tree: crate::reading::tree::Tree,
+    /// The texts the tree names.
+    pub texts: Vec<String>,
+}
+
+impl Guess {
+    /// The text the tree names for packed key `key`.
+    pub fn text(&self, key: u128) -> &str {
+        self.texts
+            .get(self.tree.classify(key) as usize)
+            .map_or("", String::as_str)
+    }
 }
 
 /// Parts of a slot printed in order, the non-empty ones joined by `sep` (`+`); `empty` when
@@ -376,6 +400,7 @@ impl Slot {
             texts: vec![(Key(0), t.to_string())],
             number: None,
             otherwise: None,
+            guess: None,
             joined: None,
         }
     }
@@ -396,7 +421,9 @@ impl Slot {
         {
             return;
         }
-        if let Some(t) = &self.otherwise {
+        if let Some(g) = &self.guess {
+            out.push_str(g.text(key));
+        } else if let Some(t) = &self.otherwise {
             out.push_str(t);
         }
     }
@@ -778,6 +805,12 @@ impl Slot {
         }
         if let Some(n) = &self.number {
             parts.push(n.describe(self.mask));
+        }
+        if let Some(g) = &self.guess {
+            parts.push(format!(
+                "a value not listed: as a tree over these bits ({} leaves) names it",
+                g.tree.leaves()
+            ));
         }
         if let Some(t) = &self.otherwise {
             parts.push(format!("otherwise {t:?}"));

@@ -372,6 +372,7 @@ mod tests {
                 .collect(),
             number: None,
             otherwise: None,
+            guess: None,
             joined: None,
         }
     }

@@ -67,6 +67,7 @@ pub(super) fn fit_numbered(
         texts: Vec::new(),
         number: None,
         otherwise: None,
+        guess: None,
         joined: Some(Box::new(Joined {
             sep: String::new(),
             parts,

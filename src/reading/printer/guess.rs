@@ -1,0 +1,182 @@
+//! Keys no answer showed: a slot keyed by many bits is learned from few of its values (SM120
+//! LDGMC's synthesised table: its float type prints from bits 0, 73-76 and 87-90, 1024 keys,
+//! 467 in the learned answers), and a key never seen printed the slot's commonest text. A
+//! decision tree over the key's bits ([`Tree`]), learned from the keys seen, names the text
+//! of an unseen key from the bits that decide it among the seen ones. It is kept only where,
+//! learned without some of the seen keys, it names their texts better than the commonest
+//! text does ([`FOLDS`]-fold over the keys).
+
+use crate::reading::tree::Tree;
+use crate::spec::printer::{Guess, Printer, Slot};
+use rustc_hash::FxHashMap as HashMap;
+
+/// Folds of the keys a guess is judged on: every key is left out of one tree and named by it.
+pub const FOLDS: usize = 5;
+
+/// Least gain over `otherwise`, in per cent of the keys listed, on the keys left out: texts
+/// no bit decides leave a tree a few keys ahead by chance (46 against 42 of 86 keys whose text
+/// is a hash of the key, in this module's tests).
+pub const MIN_GAIN_PERCENT: usize = 10;
+
+/// Fewest keys a slot must list before a guess is tried.
+pub const MIN_KEYS: usize = 16;
+
+/// Narrowest key (bits) a guess is tried for; narrower keys are seen whole.
+pub const MIN_KEY_BITS: u32 = 4;
+
+/// Widest key (bits) a guess is tried for.
+pub const MAX_KEY_BITS: u32 = 24;
+
+/// Gives every slot of `p` (and of its forms and joined parts) the guess [`guess_for`] finds.
+pub fn add_guesses(p: &mut Printer) {
+    for s in &mut p.slots {
+        add_to_slot(s);
+    }
+    for (_, f) in &mut p.forms {
+        add_guesses(f);
+    }
+}
+
+fn add_to_slot(s: &mut Slot) {
+    if let Some(j) = &mut s.joined {
+        for part in &mut j.parts {
+            add_to_slot(part);
+        }
+        return;
+    }
+    s.guess = guess_for(s).map(Box::new);
+}
+
+/// The guess for slot `s`: `None` for a slot with a number rule (it prints unseen values),
+/// a key narrower than [`MIN_KEY_BITS`] or wider than [`MAX_KEY_BITS`], fewer than
+/// [`MIN_KEYS`] keys listed, every key listed, one text, or where the tree names the texts of
+/// left-out keys no better than `otherwise` does, by at least [`MIN_GAIN_PERCENT`] of them.
+pub fn guess_for(s: &Slot) -> Option<Guess> {
+    let width = s.mask.count_ones();
+    if s.number.is_some()
+        || !(MIN_KEY_BITS..=MAX_KEY_BITS).contains(&width)
+        || s.texts.len() < MIN_KEYS
+        || s.texts.len() as u128 >= 1u128 << width
+    {
+        return None;
+    }
+    let mut ids: HashMap<&str, u16> = HashMap::default();
+    let mut texts: Vec<String> = Vec::new();
+    let mut samples: Vec<(u128, u16)> = Vec::with_capacity(s.texts.len());
+    for (k, t) in &s.texts {
+        let id = *ids.entry(t.as_str()).or_insert_with(|| {
+            texts.push(t.clone());
+            (texts.len() - 1) as u16
+        });
+        samples.push((k.0, id));
+    }
+    if texts.len() < 2 || texts.len() > usize::from(u16::MAX) {
+        return None;
+    }
+    let (tree_right, commonest_right) = folds(&samples, s.otherwise.as_deref(), &texts);
+    if std::env::var_os("SASS_CONFORM_DEBUG_GUESS").is_some() {
+        eprintln!(
+            "guess {:#x}: tree {tree_right}, otherwise {commonest_right} of {}",
+            s.mask,
+            samples.len()
+        );
+    }
+    let n = samples.len();
+    if tree_right <= commonest_right || (tree_right - commonest_right) * 100 < MIN_GAIN_PERCENT * n
+    {
+        return None;
+    }
+    Some(Guess {
+        tree: Tree::learn_with(&samples, true)?,
+        texts,
+    })
+}
+
+/// Over [`FOLDS`] folds of `samples` (key `i` in fold `i % FOLDS`): how many left-out keys a
+/// tree learned from the others names right, and how many the slot's `otherwise` does (where
+/// it is one of `texts`; else the commonest text of the others).
+fn folds(samples: &[(u128, u16)], otherwise: Option<&str>, texts: &[String]) -> (usize, usize) {
+    let fixed = otherwise.and_then(|o| texts.iter().position(|t| t == o));
+    let (mut tree_right, mut commonest_right) = (0, 0);
+    for f in 0..FOLDS {
+        let (out, train): (Vec<_>, Vec<_>) = samples
+            .iter()
+            .enumerate()
+            .partition(|(i, _)| i % FOLDS == f);
+        let train: Vec<(u128, u16)> = train.into_iter().map(|(_, s)| *s).collect();
+        let Some(tree) = Tree::learn_with(&train, true) else {
+            continue;
+        };
+        let commonest = fixed.map_or_else(|| commonest_class(&train), |c| c as u16);
+        for (_, (k, c)) in out {
+            tree_right += usize::from(tree.classify(*k) == *c);
+            commonest_right += usize::from(commonest == *c);
+        }
+    }
+    (tree_right, commonest_right)
+}
+
+/// The class most samples have (the lowest on a tie).
+fn commonest_class(samples: &[(u128, u16)]) -> u16 {
+    let mut count: HashMap<u16, usize> = HashMap::default();
+    for (_, c) in samples {
+        *count.entry(*c).or_default() += 1;
+    }
+    count
+        .into_iter()
+        .max_by_key(|&(c, n)| (n, std::cmp::Reverse(c)))
+        .map_or(0, |(c, _)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::printer::Key;
+
+    /// A slot over 8 bits whose text follows its two low bits, learned from one key in three.
+    fn slot(text: impl Fn(u128) -> String) -> Slot {
+        let mut s = Slot::fixed("");
+        s.mask = 0xff << 40;
+        s.texts = (0..256u128)
+            .filter(|k| k % 3 == 0)
+            .map(|k| (Key(k), text(k)))
+            .collect();
+        s.otherwise = Some(text(0));
+        s
+    }
+
+    #[test]
+    fn an_unseen_key_prints_what_the_bits_that_decide_the_seen_ones_say() {
+        let mut s = slot(|k| format!(".T{}", k & 3));
+        let g = guess_for(&s).expect("the low bits decide every seen key");
+        assert_eq!(g.text(0x41), ".T1");
+        s.guess = Some(Box::new(g));
+        let mut out = String::new();
+        s.print_into(0x42 << 40, &mut out);
+        assert_eq!(
+            out, ".T2",
+            "0x42 was not seen (0x42 % 3 = 0 is; 0x43 is not)"
+        );
+        out.clear();
+        s.print_into(0x43 << 40, &mut out);
+        assert_eq!(out, ".T3");
+    }
+
+    #[test]
+    fn no_guess_where_the_tree_does_not_beat_the_commonest_text() {
+        // Texts no bit decides (a hash of the key), or one text throughout: nothing to learn.
+        let hashed =
+            slot(|k| format!(".H{}", (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63));
+        assert!(guess_for(&hashed).is_none());
+        let one = slot(|_| ".X".to_string());
+        assert!(guess_for(&one).is_none());
+        // A number rule prints unseen values itself.
+        let mut numbered = slot(|k| format!(".T{}", k & 3));
+        numbered.number = serde_json::from_str(
+            r#"{"mask": "ff0000000000", "signed": false, "hex": true, "scale": 1,
+                "affixes": [], "unread": "0"}"#,
+        )
+        .expect("a number rule");
+        assert!(guess_for(&numbered).is_none());
+    }
+}
