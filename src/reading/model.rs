@@ -238,7 +238,9 @@ impl Model {
 
     /// Whether nvdisasm accepts the decoded word, and why not. The recognizer first (an
     /// unrecognised word has no opclass), then the table's constraint tables (an index value
-    /// a reason named, or any value not seen accepted where the opclass's table is closed,
+    /// a reason named, unless the word's opclass printed values of that pool and its own
+    /// reasons did not name it, [`super::legality::Recognizer::own_refused`]; or any value not
+    /// seen accepted where the opclass's table is closed,
     /// [`super::legality::Recognizer::closed`]); a variant with no learned reading is taken
     /// as legal.
     pub fn legality(&self, codec: &Codec, d: &Decoded) -> Legality {

@@ -855,8 +855,8 @@ mod tests {
         format!("@P0 ALD.P R0, a[R0{off}], ???0 ;")
     }
 
-    #[test]
-    fn bits_whose_flip_adds_a_part_to_an_operand_become_an_operand_field() {
+    /// The synthesised SM80 ALD table and the index of its variant ALD_R_A_R_N.
+    fn ald_table() -> (Table, usize) {
         let text = include_str!("../../synth/SM80/ALD.txt");
         let t = crate::spec::parse_table("synth/SM80/ALD.txt", text).unwrap();
         let id = t
@@ -864,6 +864,12 @@ mod tests {
             .iter()
             .position(|v| v.key == "ALD_R_A_R_N")
             .unwrap();
+        (t, id)
+    }
+
+    #[test]
+    fn bits_whose_flip_adds_a_part_to_an_operand_become_an_operand_field() {
+        let (t, id) = ald_table();
         let v = &t.variants[id];
         assert_eq!(
             v.fixed_mask >> 40 & 0x7ff,
@@ -912,13 +918,7 @@ mod tests {
     /// free; a fixed bit nvdisasm refuses flipped stays fixed.
     #[test]
     fn a_fixed_bit_whose_flip_takes_a_modifier_away_is_left_free() {
-        let text = include_str!("../../synth/SM80/ALD.txt");
-        let t = crate::spec::parse_table("synth/SM80/ALD.txt", text).unwrap();
-        let id = t
-            .variants
-            .iter()
-            .position(|v| v.key == "ALD_R_A_R_N")
-            .unwrap();
+        let (t, id) = ald_table();
         let fixed = t.variants[id].fixed_value;
         assert_eq!(
             t.variants[id].fixed_mask >> 60 & 3,
