@@ -3699,8 +3699,9 @@ fn float_context<'t>(
     let mut ctx = 0;
     let mut found = None;
     let debug = std::env::var_os("SASS_CONFORM_DEBUG_FLOAT").map(|_| "float ctx");
+    let cands = with_adjacent_pairs(groups);
     for _ in 0..2 {
-        let best = best_context_group(mask | ctx, texts, groups, debug, |m, g, t| {
+        let best = best_context_group(mask | ctx, texts, &cands, debug, |m, g, t| {
             let rule = try_float_in(m, ctx | g, t, groups)?;
             Some((table_hits(&rule, m, t), rule))
         });
@@ -3716,6 +3717,30 @@ fn float_context<'t>(
         }
     }
     found
+}
+
+/// `groups` and, after them, the union of every two groups whose bits meet (the highest bit of
+/// one just below the lowest of the other): one modifier the resolved layout drew as two
+/// fields. nv_isa_solver's SM103 HSET2 reads its immediates as bfloat16 where bits 64-65 are
+/// 2 (`.BF16_V2`) and as halves at 0, 1 and 3, and the layout holds bit 64 (`INVALID1`) and bit
+/// 65 apart: neither bit alone tells the reading.
+fn with_adjacent_pairs(groups: &[u128]) -> Vec<u128> {
+    // A run of adjacent bits: shifted down to bit 0 it is all ones.
+    let run = |m: u128| {
+        m != 0
+            && (m >> m.trailing_zeros()).count_ones() + m.leading_zeros() + m.trailing_zeros()
+                == 128
+    };
+    let mut out = groups.to_vec();
+    for &a in groups.iter().filter(|&&a| run(a)) {
+        let above = 128 - a.leading_zeros();
+        for &b in groups.iter().filter(|&&b| run(b)) {
+            if above < 128 && b.trailing_zeros() == above && !out.contains(&(a | b)) {
+                out.push(a | b);
+            }
+        }
+    }
+    out
 }
 
 /// A group outside the slot whose value picks how the slot's integer is read (signed or
@@ -4856,6 +4881,18 @@ fn try_rule<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_groups_whose_bits_meet_are_also_a_candidate_together() {
+        // HSET2's bit 64 and bit 65 (two fields of one modifier), a group over 76-79 and
+        // one over 69-70: the pair 64-65 is added, and nothing else meets.
+        let groups = [1u128 << 64, 1 << 65, 0xf << 76, 0x3 << 69];
+        let out = with_adjacent_pairs(&groups);
+        assert_eq!(out[..4], groups);
+        assert_eq!(out[4..], [0x3 << 64]);
+        // A group of scattered bits is no run and meets nothing.
+        assert_eq!(with_adjacent_pairs(&[0b101 << 10, 1 << 13]).len(), 2);
+    }
 
     #[test]
     fn a_slot_whose_own_bits_tell_its_affixes_takes_no_context() {
