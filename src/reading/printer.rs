@@ -3725,12 +3725,8 @@ fn float_context<'t>(
 /// 2 (`.BF16_V2`) and as halves at 0, 1 and 3, and the layout holds bit 64 (`INVALID1`) and bit
 /// 65 apart: neither bit alone tells the reading.
 fn with_adjacent_pairs(groups: &[u128]) -> Vec<u128> {
-    // A run of adjacent bits: shifted down to bit 0 it is all ones.
-    let run = |m: u128| {
-        m != 0
-            && (m >> m.trailing_zeros()).count_ones() + m.leading_zeros() + m.trailing_zeros()
-                == 128
-    };
+    // A run of adjacent bits: shifted down to bit 0, its set bits are its low ones.
+    let run = |m: u128| m != 0 && (m >> m.trailing_zeros()).trailing_ones() == m.count_ones();
     let mut out = groups.to_vec();
     for &a in groups.iter().filter(|&&a| run(a)) {
         let above = 128 - a.leading_zeros();
