@@ -1372,9 +1372,9 @@ fn record_combos(a: &CombosArgs) -> Result<ExitCode> {
     for (ti, t) in written.tables.iter().enumerate() {
         let arch = t.arch.expect("codec tables have an arch");
         let mut words: Vec<u128> = Vec::new();
-        for (vi, v) in t.variants.iter().enumerate() {
-            let mask = view.tables[ti].variants[vi].fixed_mask;
-            words.extend(combos::random_words(v, mask, a.per_variant, a.split.seed()));
+        for vi in 0..t.variants.len() {
+            let v = &view.tables[ti].variants[vi];
+            words.extend(combos::random_words(v, a.per_variant, a.split.seed()));
         }
         let rel = combos::split_file(a.split, arch, &t.mnemonic);
         let label = format!("{} {} {}", a.split.name(), arch, t.mnemonic);
@@ -1406,6 +1406,7 @@ fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
         Some(c) => c,
         None => load_codec(&a.specs)?,
     };
+    let written = load_codec(&a.specs)?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let mut writer = oracle::OracleWriter::open(&a.out)?;
     let mut nv: Option<Nvdisasm> = None;
@@ -1418,8 +1419,26 @@ fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
             false => Vec::new(),
         };
         let recorded = entries.len();
+        let own = written
+            .tables
+            .iter()
+            .find(|w| w.arch == t.arch && w.mnemonic == t.mnemonic);
+        let sweeps = a.out.join(format!(
+            "{}/{}.tsv",
+            arch.to_string().to_lowercase(),
+            t.mnemonic
+        ));
+        let sweeps = match (own, sweeps.is_file()) {
+            (Some(_), true) => oracle::read_entries(&sweeps)?,
+            _ => Vec::new(),
+        };
         for round in 1..=4 {
-            let want = forms_words(t, arch, &entries);
+            let mut want = forms_words(t, arch, &entries);
+            if let Some(own) = own {
+                want.extend(rebase_words(own, arch, &sweeps, &entries));
+                want.sort_unstable();
+                want.dedup();
+            }
             if want.is_empty() {
                 break;
             }
@@ -1463,6 +1482,19 @@ fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
     writer.commit()?;
     eprintln!("{}: committed with MANIFEST.json", a.out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The flips around the legal neighbour of each variant of the written table `t` whose fixed
+/// word nvdisasm refuses ([`sass_conform::reading::flips::rebase_words`]), from the sweep
+/// answers (`sweeps`, where the fixed words and their flips are) and this file's (`entries`).
+fn rebase_words(t: &spec::Table, arch: Arch, sweeps: &[Entry], entries: &[Entry]) -> Vec<u128> {
+    use sass_conform::reading::flips::{self, Answers};
+    let all: Vec<Entry> = sweeps.iter().chain(entries).cloned().collect();
+    let known = Answers::new(&all);
+    t.variants
+        .iter()
+        .flat_map(|v| flips::rebase_words(v, &t.mnemonic, arch, &known))
+        .collect()
 }
 
 /// The words of the form-bit and quiet-word experiments for table `t` on `arch` that the

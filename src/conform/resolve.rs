@@ -203,6 +203,24 @@ pub fn bit_findings_read(
             });
             continue;
         }
+        if let (Some(b), Some(refused)) = (vr.rebased, &vr.refused) {
+            out.push(Finding {
+                file: t.path.clone(),
+                line: v.layout_lines[if b < 64 { 1 } else { 3 }],
+                key: v.key.clone(),
+                kind: "fixed-word-illegal".into(),
+                bits: vec![b],
+                message: format!(
+                    "nvdisasm rejects the table's fixed word {}; with bit {b} = {} it reads \
+                     `{}` (read around that word)",
+                    refused.word,
+                    !v.fixed_value >> b & 1,
+                    vr.base.nvdisasm
+                ),
+                evidence: vec![refused.clone(), vr.base.clone()],
+                reading: Some(format!("bit {b}: fixed {}", !v.fixed_value >> b & 1)),
+            });
+        }
         out.extend(super::distilled::distilled_findings(codec, *id, vr));
         // (kind, label, what differs) -> bits with their readings: one defect, one finding.
         let mut groups: BTreeMap<GroupKey, Vec<(&BitReading, String)>> = BTreeMap::new();

@@ -110,8 +110,16 @@ pub struct VariantReading {
     pub arch: Arch,
     /// The fixed word and nvdisasm's answer for it (text or `illegal: reason`).
     pub base: Evidence,
-    /// Whether nvdisasm accepts the fixed word (no bit readings otherwise).
+    /// Whether nvdisasm accepts the fixed word, or the legal one-bit neighbour the variant was
+    /// read around instead ([`rebase_bit`]); no bit readings otherwise.
     pub base_legal: bool,
+    /// The fixed bit whose flip gave the word the bits were read around, when nvdisasm refuses
+    /// the table's own fixed word ([`rebase_bit`]); `base` is then that neighbour, and
+    /// `refused` the table's fixed word with nvdisasm's reason.
+    pub rebased: Option<u8>,
+    /// The table's fixed word and nvdisasm's refusal, when the variant was read around a
+    /// neighbour (`rebased`).
+    pub refused: Option<Evidence>,
     /// Readings of the bits outside the opcode bits ([`crate::spec::Variant::opcode_mask`];
     /// read there, a flip that lands on a sibling variant's fixed word, SM90 TMML bit 1, would
     /// be reported as a field), in ascending bit order.
@@ -216,21 +224,40 @@ fn read_variant(codec: &Codec, id: VariantId, answers: &Answers) -> Option<Varia
         nvdisasm: answer_text(base_answer),
     };
     let tbits = table_bits(v);
-    let Answer::Text(t0) = base_answer else {
-        return Some(VariantReading {
-            key: v.key.clone(),
-            arch,
-            base,
-            base_legal: false,
-            bits: vec![],
-        });
+    let (base, t0, rebased, refused) = match base_answer {
+        Answer::Text(t0) => (base, t0, None, None),
+        Answer::Illegal(_) => {
+            let mnemonic = &codec.table(id).mnemonic;
+            let Some(b) = rebase_bit(v, mnemonic, arch, answers) else {
+                return Some(VariantReading {
+                    key: v.key.clone(),
+                    arch,
+                    base,
+                    base_legal: false,
+                    rebased: None,
+                    refused: None,
+                    bits: vec![],
+                });
+            };
+            let w = v.fixed_value ^ 1 << b;
+            let Some(Answer::Text(t)) = answers.get(arch, w) else {
+                unreachable!("rebase_bit names a recorded legal neighbour")
+            };
+            let near = Evidence {
+                word: Word(w).to_string(),
+                arch,
+                nvdisasm: t.clone(),
+            };
+            (near, t, Some(b), Some(base))
+        }
     };
+    let centre = v.fixed_value ^ rebased.map_or(0, |b| 1u128 << b);
     let l0 = Line::parse(t0);
     let opcode = v.opcode_mask();
     let bits = (0..128u8)
         .filter(|&b| opcode >> b & 1 == 0)
         .map(|b| {
-            let w = v.fixed_value ^ (1u128 << b);
+            let w = centre ^ (1u128 << b);
             let (effect, nv) = match answers.get(arch, w) {
                 None => (Effect::Unseen, String::new()),
                 Some(a @ Answer::Illegal(r)) => (Effect::Illegal(r.clone()), answer_text(a)),
@@ -250,8 +277,58 @@ fn read_variant(codec: &Codec, id: VariantId, answers: &Answers) -> Option<Varia
         arch,
         base,
         base_legal: true,
+        rebased,
+        refused,
         bits,
     })
+}
+
+/// The fixed bit of `v` to read it around when nvdisasm refuses its fixed word on `arch`: the
+/// bit whose flip alone gives a recorded word nvdisasm prints with `mnemonic` (the table's). A
+/// generator can write one fixed bit wrong: nv_isa_solver's SM103 ULEA page fixes bit 73 = 1
+/// in `ULEA_UR_UP_UR_UR_I`, a word nvdisasm refuses, and ptxas writes bit 73 = 0. Of several,
+/// the one whose text shares the most tokens with the variant's distilled line, then the
+/// lowest bit. `None` when the fixed word is accepted or unrecorded, or no flip of a fixed bit
+/// is a recorded legal word of `mnemonic` (the sweeps flip every bit outside the fields:
+/// [`crate::codec::sweep::sweep_words`]).
+pub fn rebase_bit(v: &Variant, mnemonic: &str, arch: Arch, known: &Answers) -> Option<u8> {
+    if !matches!(known.get(arch, v.fixed_value)?, Answer::Illegal(_)) {
+        return None;
+    }
+    let tokens = |t: &str| -> Vec<String> {
+        t.split(|c: char| c.is_whitespace() || ",;[]{}".contains(c))
+            .flat_map(|w| w.split('.'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let distilled = tokens(&v.distilled);
+    (0..128u8)
+        .filter(|&b| v.fixed_mask >> b & 1 == 1)
+        .filter_map(|b| match known.get(arch, v.fixed_value ^ 1 << b)? {
+            Answer::Text(t) if Line::parse(t).is_some_and(|l| l.mnemonic == mnemonic) => {
+                let shared = tokens(t).iter().filter(|w| distilled.contains(w)).count();
+                Some((std::cmp::Reverse(shared), b))
+            }
+            _ => None,
+        })
+        .min()
+        .map(|(_, b)| b)
+}
+
+/// The words to read a variant whose fixed word nvdisasm refuses around its legal neighbour
+/// ([`rebase_bit`]): that neighbour with each of the 128 bits flipped alone, those not in
+/// `known` (the sweeps recorded the flips of the table's own fixed word only). Empty when the
+/// variant needs no neighbour or has none.
+pub fn rebase_words(v: &Variant, mnemonic: &str, arch: Arch, known: &Answers) -> Vec<u128> {
+    let Some(b) = rebase_bit(v, mnemonic, arch, known) else {
+        return Vec::new();
+    };
+    let centre = v.fixed_value ^ 1 << b;
+    (0..128u32)
+        .map(|j| centre ^ 1 << j)
+        .filter(|&w| known.get(arch, w).is_none())
+        .collect()
 }
 
 /// What changed between the fixed word's text `t0` and a flipped word's text `t`.

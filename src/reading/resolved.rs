@@ -20,7 +20,9 @@ enum Role {
 }
 
 /// The resolved copies of the codec's tables: variants whose fixed word nvdisasm accepts get
-/// the layout their bit readings give; the others are kept as the table has them.
+/// the layout their bit readings give, as do those read around a legal one-bit neighbour
+/// ([`super::flips::rebase_bit`]: that bit takes the neighbour's value); the others are kept
+/// as the table has them.
 pub fn resolve_layouts(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> Vec<Table> {
     let mut tables = codec.tables.clone();
     for (id, vr) in readings {
@@ -29,6 +31,10 @@ pub fn resolve_layouts(codec: &Codec, readings: &[(VariantId, VariantReading)]) 
         }
         let taken = sibling_bits(codec, *id, vr);
         let v = &mut tables[id.table as usize].variants[id.variant as usize];
+        // Read around a legal neighbour: its fixed bits are the table's but that one.
+        if let Some(b) = vr.rebased {
+            v.fixed_value ^= 1 << b;
+        }
         *v = resolve_variant(v, vr, taken);
     }
     tables
@@ -948,5 +954,82 @@ mod tests {
         assert_eq!(v.fixed_mask >> 60 & 1, 0, "bit 60 is no longer fixed");
         assert_eq!(v.undescribed >> 60 & 1, 1, "bit 60 is left to the reading");
         assert_eq!(v.fixed_mask >> 61 & 1, 1, "bit 61 stays fixed");
+    }
+
+    /// A variant whose fixed word nvdisasm refuses is read around the fixed bit whose flip
+    /// alone nvdisasm prints with the table's mnemonic (not one that names another
+    /// instruction): that bit takes the neighbour's value and the bits around it are read.
+    #[test]
+    fn a_refused_fixed_word_is_read_around_its_legal_neighbour() {
+        let (t, id) = ald_table();
+        let fixed = t.variants[id].fixed_value;
+        assert_eq!(t.variants[id].fixed_mask >> 60 & 3, 3);
+        let refused = fixed ^ 1 << 61;
+        let entry = |w: u128, answer: Answer| Entry {
+            arch: Arch(80),
+            word: w,
+            answer,
+        };
+        let mut entries = vec![
+            entry(refused, Answer::Illegal("Unrecognized operation".into())),
+            // Another instruction, and ALD with fewer of the distilled line's tokens.
+            entry(
+                refused ^ 1 << 60,
+                Answer::Text("@P0 AST a[R0], R0 ;".into()),
+            ),
+            entry(refused ^ 1 << 62, Answer::Text("@P0 ALD R9, [R1] ;".into())),
+            // The neighbour: the word as the synthesised table has it.
+            entry(fixed, Answer::Text(ald_text(fixed))),
+        ];
+        // Around the neighbour: bits 40-50 add an offset, as the table's own fixed word.
+        entries.extend(
+            (40..=50).map(|b| entry(fixed ^ 1 << b, Answer::Text(ald_text(fixed ^ 1 << b)))),
+        );
+        let mut broken = t.clone();
+        broken.variants[id].fixed_value = refused;
+        let codec = Codec::new(vec![broken]).unwrap();
+        let answers = super::super::flips::Answers::new(&entries);
+        let v = codec.variant(VariantId {
+            table: 0,
+            variant: id as u16,
+        });
+        assert_eq!(
+            super::super::flips::rebase_bit(v, "ALD", Arch(80), &answers),
+            Some(61)
+        );
+        let readings = super::super::flips::read_bits(&codec, &answers);
+        let vr = &readings
+            .iter()
+            .find(|(i, _)| i.variant as usize == id)
+            .unwrap()
+            .1;
+        assert!(vr.base_legal);
+        assert_eq!(vr.rebased, Some(61));
+        assert_eq!(vr.base.nvdisasm, "@P0 ALD.P R0, a[R0], ???0 ;");
+        assert_eq!(vr.refused.as_ref().unwrap().word, Word(refused).to_string());
+        let out = resolve_layouts(&codec, &readings);
+        let v = &out[0].variants[id];
+        assert_eq!(
+            v.fixed_value >> 61 & 1,
+            fixed >> 61 & 1,
+            "bit 61 takes the neighbour's value"
+        );
+        assert_eq!(v.fixed_mask >> 61 & 1, 1);
+        let f = v.fields.iter().find(|f| f.mask() >> 40 & 1 == 1).unwrap();
+        assert_eq!(
+            f.kind,
+            FieldKind::Operand(3),
+            "bits 40-50 read around the neighbour"
+        );
+        // No flip of a fixed bit prints ALD: kept as the table has it, unread.
+        let alone = &entries[..2];
+        assert_eq!(alone[1].word, refused ^ 1 << 60);
+        let answers = super::super::flips::Answers::new(alone);
+        let readings = super::super::flips::read_bits(&codec, &answers);
+        assert!(!readings[0].1.base_legal);
+        assert_eq!(
+            resolve_layouts(&codec, &readings)[0].variants[id].fixed_value,
+            refused
+        );
     }
 }
