@@ -244,6 +244,7 @@ fn form_bits_are_found_by_the_recorded_experiment() {
         bit: 76,
         partner: 90,
         context: vec![101],
+        free_partner: false,
     };
     assert_eq!(forms("LD", "LD_R_R_UR_I_P"), vec![ld76.clone()]);
     assert_eq!(forms("LD", "LD_R_R_UR"), vec![ld76]);

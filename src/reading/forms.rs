@@ -44,6 +44,13 @@ pub struct Form {
     /// Bits outside every field that nvdisasm ignores around the fixed word but not around
     /// `fixed ^ bit ^ partner` (SM80 LD: 101, `desc[...]`).
     pub context: Vec<u8>,
+    /// The partner is a bit the table fixes too, and flipping it with `bit` changes only the
+    /// modifiers, in a word no other variant of the table matches: both bits are a modifier
+    /// the table holds at one value, and both are left free ([`find_forms`]). nv_isa_solver's
+    /// SM103 ULEA page fixes bits 73 and 80 to 1 (`.HI.SX32`); 80 alone is refused, both
+    /// flipped print plain `ULEA`, which ptxas writes. (SM80 LD's partner 90 is a field.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub free_partner: bool,
 }
 
 /// Whether an illegal reason is a constraint-table lookup (the opex index), which
@@ -155,20 +162,29 @@ pub fn forms_of(v: &Variant, arch: Arch, known: &Answers) -> Vec<Form> {
             bit: b,
             partner: c,
             context,
+            free_partner: false,
         });
     }
     out
 }
 
-/// Form bits of every variant of `tables` (the resolved layouts), indexed like the tables.
+/// Form bits of every variant of `tables` (the resolved layouts), indexed like the tables,
+/// each with [`Form::free_partner`] decided against the table's other variants.
 pub fn find_forms(tables: &[Table], known: &Answers) -> Vec<Vec<Vec<Form>>> {
     tables
         .iter()
         .map(|t| {
             t.variants
                 .iter()
-                .map(|v| match t.arch {
-                    Some(arch) => forms_of(v, arch, known),
+                .enumerate()
+                .map(|(vi, v)| match t.arch {
+                    Some(arch) => {
+                        let mut forms = forms_of(v, arch, known);
+                        for f in &mut forms {
+                            f.free_partner = partner_is_modifier(t, vi, f, arch, known);
+                        }
+                        forms
+                    }
                     None => Vec::new(),
                 })
                 .collect()
@@ -176,13 +192,43 @@ pub fn find_forms(tables: &[Table], known: &Answers) -> Vec<Vec<Vec<Form>>> {
         .collect()
 }
 
+/// Whether form `f` of variant `vi` of `t` frees its partner too ([`Form::free_partner`]):
+/// the partner is fixed in the variant, nvdisasm's text for the fixed word and for it with
+/// both bits flipped have the same guard and operands and other modifiers, and no other
+/// variant's fixed bits match that word.
+fn partner_is_modifier(t: &Table, vi: usize, f: &Form, arch: Arch, known: &Answers) -> bool {
+    let v = &t.variants[vi];
+    if v.fixed_mask >> f.partner & 1 == 0 {
+        return false;
+    }
+    let both = v.fixed_value ^ 1 << f.bit ^ 1 << f.partner;
+    let (Some(base), Some(Answer::Text(t2))) = (base_text(v, arch, known), known.get(arch, both))
+    else {
+        return false;
+    };
+    let (Some(a), Some(b)) = (Line::parse(base), Line::parse(t2)) else {
+        return false;
+    };
+    let only_modifiers = a.mnemonic == b.mnemonic
+        && a.guard == b.guard
+        && a.operands == b.operands
+        && a.mods != b.mods;
+    let taken = t
+        .variants
+        .iter()
+        .enumerate()
+        .any(|(ui, u)| ui != vi && both & u.fixed_mask == u.fixed_value & u.fixed_mask);
+    only_modifiers && !taken
+}
+
 /// The layouts with every form bit no longer fixed (it becomes undescribed: the legality
-/// tree and the operand names read it). Context bits are undescribed already.
+/// tree and the operand names read it), and its partner where [`Form::free_partner`].
+/// Context bits are undescribed already.
 pub fn unfix(mut tables: Vec<Table>, forms: &[Vec<Vec<Form>>]) -> Vec<Table> {
     for (t, tf) in tables.iter_mut().zip(forms) {
         for (v, vf) in t.variants.iter_mut().zip(tf) {
             for f in vf {
-                let m = 1u128 << f.bit;
+                let m = 1u128 << f.bit | (f.free_partner as u128) << f.partner;
                 v.fixed_mask &= !m;
                 v.fixed_value &= !m;
                 v.undescribed |= m;
@@ -190,4 +236,80 @@ pub fn unfix(mut tables: Vec<Table>, forms: &[Vec<Vec<Form>>]) -> Vec<Table> {
         }
     }
     tables
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::Entry;
+
+    /// The synthesised SM80 ALD table (bits 40-63 of `ALD_R_A_R_N` fixed) and that variant.
+    fn ald() -> (Table, usize) {
+        let text = include_str!("../../synth/SM80/ALD.txt");
+        let t = crate::spec::parse_table("synth/SM80/ALD.txt", text).unwrap();
+        let vi = t
+            .variants
+            .iter()
+            .position(|v| v.key == "ALD_R_A_R_N")
+            .unwrap();
+        (t, vi)
+    }
+
+    fn entry(word: u128, answer: Answer) -> Entry {
+        Entry {
+            arch: Arch(80),
+            word,
+            answer,
+        }
+    }
+
+    /// Bit 61 refused alone, read with bit 60 (fixed too) as the same operands without `.P`:
+    /// both bits are a modifier the table holds at one value, and both are left free. With
+    /// another operand printed the partner stays fixed.
+    #[test]
+    fn a_fixed_partner_that_only_changes_modifiers_is_left_free() {
+        let (t, vi) = ald();
+        let fixed = t.variants[vi].fixed_value;
+        assert_eq!(
+            t.variants[vi].fixed_mask >> 60 & 3,
+            3,
+            "the table fixes bits 60-61"
+        );
+        let both = fixed ^ 1 << 60 ^ 1 << 61;
+        let base = entry(fixed, Answer::Text("@P0 ALD.P R0, a[R0], ???0 ;".into()));
+        let alone = entry(
+            fixed ^ 1 << 61,
+            Answer::Illegal("Unrecognized operation".into()),
+        );
+        let taken = t
+            .variants
+            .iter()
+            .enumerate()
+            .any(|(ui, u)| ui != vi && both & u.fixed_mask == u.fixed_value & u.fixed_mask);
+        assert!(
+            !taken,
+            "no other ALD variant matches the word with both bits flipped"
+        );
+        let read = |text: &str| {
+            let entries = vec![
+                base.clone(),
+                alone.clone(),
+                entry(both, Answer::Text(text.into())),
+            ];
+            let forms = find_forms(std::slice::from_ref(&t), &Answers::new(&entries));
+            assert_eq!(forms[0][vi].len(), 1, "one form bit");
+            let f = forms[0][vi][0].clone();
+            (
+                f,
+                unfix(vec![t.clone()], &forms).remove(0).variants.remove(vi),
+            )
+        };
+        let (f, v) = read("@P0 ALD R0, a[R0], ???0 ;");
+        assert_eq!((f.bit, f.partner, f.free_partner), (61, 60, true));
+        assert_eq!(v.fixed_mask >> 60 & 3, 0, "bits 60 and 61 are free");
+        assert_eq!(v.undescribed >> 60 & 3, 3);
+        let (f, v) = read("@P0 ALD R0, a[R0+0x1], ???0 ;");
+        assert_eq!((f.bit, f.partner, f.free_partner), (61, 60, false));
+        assert_eq!(v.fixed_mask >> 60 & 3, 1, "bit 61 free, bit 60 stays fixed");
+    }
 }
