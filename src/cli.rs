@@ -1506,6 +1506,7 @@ fn forms_words(t: &spec::Table, arch: Arch, entries: &[Entry]) -> Vec<u128> {
         .variants
         .iter()
         .flat_map(|v| {
+            let v = &*forms::centred(v, &t.mnemonic, arch, &known);
             let mut w = forms::experiment_words(v, arch, &known);
             w.extend(semicolon::probe_words(v, arch, &known));
             w

@@ -176,6 +176,50 @@ pub fn bit_findings(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> 
     bit_findings_read(codec, readings, None)
 }
 
+/// A variant whose fixed word nvdisasm refuses, read around `centre` (a legal word of the
+/// table's mnemonic: [`crate::reading::flips::rebase_centre`]): the bits the two words differ
+/// in, as the table words them (fixed bits with the value nvdisasm reads, fields by label).
+fn refused_word_finding(
+    t: &crate::spec::Table,
+    v: &crate::spec::Variant,
+    centre: u128,
+    refused: &Evidence,
+    near: &Evidence,
+) -> Finding {
+    let apart = centre ^ v.fixed_value;
+    let bits: Vec<u8> = (0..128u8).filter(|&b| apart >> b & 1 == 1).collect();
+    let what: Vec<String> = bits
+        .iter()
+        .map(
+            |&b| match v.fields.iter().find(|f| f.mask() >> b & 1 == 1) {
+                Some(f) => format!("bit {b} (`{}`) = {}", f.label, centre >> b & 1),
+                None => format!(
+                    "bit {b} (fixed {}) = {}",
+                    v.fixed_value >> b & 1,
+                    centre >> b & 1
+                ),
+            },
+        )
+        .collect();
+    let first = bits.first().copied().unwrap_or(0);
+    Finding {
+        file: t.path.clone(),
+        line: v.layout_lines[if first < 64 { 1 } else { 3 }],
+        key: v.key.clone(),
+        kind: "fixed-word-illegal".into(),
+        bits,
+        message: format!(
+            "nvdisasm rejects the table's fixed word {}; with {} it reads `{}` (read around that \
+             word)",
+            refused.word,
+            what.join(", "),
+            near.nvdisasm
+        ),
+        evidence: vec![refused.clone(), near.clone()],
+        reading: Some(what.join("; ")),
+    }
+}
+
 /// [`bit_findings`], with the learned reading (`ResolvedSet::tables`, parallel to the
 /// codec's tables) to explain bits whose flip changes the text in several places (field
 /// width, signed, the value an operand is left out at, context bits; see
@@ -203,23 +247,8 @@ pub fn bit_findings_read(
             });
             continue;
         }
-        if let (Some(b), Some(refused)) = (vr.rebased, &vr.refused) {
-            out.push(Finding {
-                file: t.path.clone(),
-                line: v.layout_lines[if b < 64 { 1 } else { 3 }],
-                key: v.key.clone(),
-                kind: "fixed-word-illegal".into(),
-                bits: vec![b],
-                message: format!(
-                    "nvdisasm rejects the table's fixed word {}; with bit {b} = {} it reads \
-                     `{}` (read around that word)",
-                    refused.word,
-                    !v.fixed_value >> b & 1,
-                    vr.base.nvdisasm
-                ),
-                evidence: vec![refused.clone(), vr.base.clone()],
-                reading: Some(format!("bit {b}: fixed {}", !v.fixed_value >> b & 1)),
-            });
+        if let (Some(c), Some(refused)) = (vr.centre, &vr.refused) {
+            out.push(refused_word_finding(t, v, c, refused, &vr.base));
         }
         out.extend(super::distilled::distilled_findings(codec, *id, vr));
         // (kind, label, what differs) -> bits with their readings: one defect, one finding.

@@ -104,7 +104,7 @@ pub fn figure_of(path: &Path) -> String {
 
 /// `n` distinct words of variant `v`: its fixed bits (`fixed_mask`/`fixed_value`, normally
 /// the resolved layout's, whose opcode bits select the variant; for a variant read around the
-/// legal neighbour of a refused fixed word, [`super::flips::rebase_bit`], the neighbour's) kept,
+/// legal word near a refused fixed word, [`super::flips::rebase_centre`], that word's) kept,
 /// every other bit of the 128 random. Deterministic in (`seed`, the variant key). Fewer than
 /// `n` only when the variant has fewer free bits than that.
 pub fn random_words(v: &Variant, n: usize, seed: u64) -> Vec<u128> {

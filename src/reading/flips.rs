@@ -110,15 +110,15 @@ pub struct VariantReading {
     pub arch: Arch,
     /// The fixed word and nvdisasm's answer for it (text or `illegal: reason`).
     pub base: Evidence,
-    /// Whether nvdisasm accepts the fixed word, or the legal one-bit neighbour the variant was
-    /// read around instead ([`rebase_bit`]); no bit readings otherwise.
+    /// Whether nvdisasm accepts the fixed word, or the legal word the variant was read around
+    /// instead ([`rebase_centre`]); no bit readings otherwise.
     pub base_legal: bool,
-    /// The fixed bit whose flip gave the word the bits were read around, when nvdisasm refuses
-    /// the table's own fixed word ([`rebase_bit`]); `base` is then that neighbour, and
-    /// `refused` the table's fixed word with nvdisasm's reason.
-    pub rebased: Option<u8>,
-    /// The table's fixed word and nvdisasm's refusal, when the variant was read around a
-    /// neighbour (`rebased`).
+    /// The word the bits were read around when nvdisasm refuses the table's own fixed word
+    /// ([`rebase_centre`]); `base` is then that word's answer, and `refused` the table's fixed
+    /// word with nvdisasm's reason.
+    pub centre: Option<u128>,
+    /// The table's fixed word and nvdisasm's refusal, when the variant was read around another
+    /// word (`centre`).
     pub refused: Option<Evidence>,
     /// Readings of the bits outside the opcode bits ([`crate::spec::Variant::opcode_mask`];
     /// read there, a flip that lands on a sibling variant's fixed word, SM90 TMML bit 1, would
@@ -224,40 +224,36 @@ fn read_variant(codec: &Codec, id: VariantId, answers: &Answers) -> Option<Varia
         nvdisasm: answer_text(base_answer),
     };
     let tbits = table_bits(v);
-    let (base, t0, rebased, refused) = match base_answer {
-        Answer::Text(t0) => (base, t0, None, None),
+    let (base, t0, centre, refused) = match base_answer {
+        Answer::Text(t0) => (base, t0.as_str(), None, None),
         Answer::Illegal(_) => {
             let mnemonic = &codec.table(id).mnemonic;
-            let Some(b) = rebase_bit(v, mnemonic, arch, answers) else {
+            let Some((w, t)) = rebase_centre(v, mnemonic, arch, answers) else {
                 return Some(VariantReading {
                     key: v.key.clone(),
                     arch,
                     base,
                     base_legal: false,
-                    rebased: None,
+                    centre: None,
                     refused: None,
                     bits: vec![],
                 });
             };
-            let w = v.fixed_value ^ 1 << b;
-            let Some(Answer::Text(t)) = answers.get(arch, w) else {
-                unreachable!("rebase_bit names a recorded legal neighbour")
-            };
             let near = Evidence {
                 word: Word(w).to_string(),
                 arch,
-                nvdisasm: t.clone(),
+                nvdisasm: t.to_string(),
             };
-            (near, t, Some(b), Some(base))
+            (near, t, Some(w), Some(base))
         }
     };
-    let centre = v.fixed_value ^ rebased.map_or(0, |b| 1u128 << b);
+    let around = centre.unwrap_or(v.fixed_value);
     let l0 = Line::parse(t0);
     let opcode = v.opcode_mask();
     let bits = (0..128u8)
         .filter(|&b| opcode >> b & 1 == 0)
         .map(|b| {
-            let w = centre ^ (1u128 << b);
+            let w = around ^ (1u128 << b);
             let (effect, nv) = match answers.get(arch, w) {
                 None => (Effect::Unseen, String::new()),
                 Some(a @ Answer::Illegal(r)) => (Effect::Illegal(r.clone()), answer_text(a)),
@@ -277,21 +273,57 @@ fn read_variant(codec: &Codec, id: VariantId, answers: &Answers) -> Option<Varia
         arch,
         base,
         base_legal: true,
-        rebased,
+        centre,
         refused,
         bits,
     })
 }
 
-/// The fixed bit of `v` to read it around when nvdisasm refuses its fixed word on `arch`: the
-/// bit whose flip alone gives a recorded word nvdisasm prints with `mnemonic` (the table's). A
-/// generator can write one fixed bit wrong: nv_isa_solver's SM103 ULEA page fixes bit 73 = 1
-/// in `ULEA_UR_UP_UR_UR_I`, a word nvdisasm refuses, and ptxas writes bit 73 = 0. Of several,
-/// the one whose text shares the most tokens with the variant's distilled line, then the
-/// lowest bit. `None` when the fixed word is accepted or unrecorded, or no flip of a fixed bit
-/// is a recorded legal word of `mnemonic` (the sweeps flip every bit outside the fields:
-/// [`crate::codec::sweep::sweep_words`]).
-pub fn rebase_bit(v: &Variant, mnemonic: &str, arch: Arch, known: &Answers) -> Option<u8> {
+/// The words [`rebase_centre`] chooses from, for a variant whose fixed word nvdisasm refuses:
+/// the fixed word with one fixed bit flipped (the sweeps ask these), with one field at each of
+/// its swept values (every value up to 8 bits, else each single bit: the sweeps ask these
+/// too), and its quiet word (scheduling fields quiet, [`crate::reading::semicolon::quiet_word`]:
+/// asked by [`rebase_words`]). A designed set, so the choice does not depend on which random
+/// combinations happen to be recorded.
+pub fn centre_candidates(v: &Variant) -> Vec<u128> {
+    let fixed = v.fixed_value;
+    let mut out: Vec<u128> = (0..128u32)
+        .filter(|&b| v.fixed_mask >> b & 1 == 1)
+        .map(|b| fixed ^ 1 << b)
+        .collect();
+    for f in &v.fields {
+        let width = f.width();
+        let vals: Vec<u64> = if width <= 8 {
+            (1..1u64 << width).collect()
+        } else {
+            (0..width).map(|b| 1u64 << b).collect()
+        };
+        for val in vals {
+            let mut w = Word(fixed);
+            if w.set_field(f, val).is_ok() {
+                out.push(w.0);
+            }
+        }
+    }
+    out.extend(crate::reading::semicolon::quiet_word(v));
+    out
+}
+
+/// The word to read `v` around when nvdisasm refuses its fixed word on `arch`, with
+/// nvdisasm's text for it: of [`centre_candidates`], the recorded word nvdisasm prints with
+/// `mnemonic` (the table's) nearest the fixed word (fewest bits apart). A generator can write
+/// one fixed bit wrong (a synthesised table with one fixed bit set that nvdisasm refuses), or
+/// a fixed word whose zero fields nvdisasm refuses: nv_isa_solver's SM103 BPT page, whose
+/// fixed word has both scoreboard barrier fields at 0; nvdisasm prints BPT only with them at
+/// 7, as in the quiet word. Of the nearest, the one whose text shares the most tokens with the
+/// variant's distilled line, then the lowest word. `None` when the fixed word is accepted or
+/// unrecorded, or no candidate is a recorded legal word of `mnemonic`.
+pub fn rebase_centre<'a>(
+    v: &Variant,
+    mnemonic: &str,
+    arch: Arch,
+    known: &Answers<'a>,
+) -> Option<(u128, &'a str)> {
     if !matches!(known.get(arch, v.fixed_value)?, Answer::Illegal(_)) {
         return None;
     }
@@ -303,32 +335,36 @@ pub fn rebase_bit(v: &Variant, mnemonic: &str, arch: Arch, known: &Answers) -> O
             .collect()
     };
     let distilled = tokens(&v.distilled);
-    (0..128u8)
-        .filter(|&b| v.fixed_mask >> b & 1 == 1)
-        .filter_map(|b| match known.get(arch, v.fixed_value ^ 1 << b)? {
+    centre_candidates(v)
+        .into_iter()
+        .filter_map(|w| match known.get(arch, w)? {
             Answer::Text(t) if Line::parse(t).is_some_and(|l| l.mnemonic == mnemonic) => {
-                let shared = tokens(t).iter().filter(|w| distilled.contains(w)).count();
-                Some((std::cmp::Reverse(shared), b))
+                let shared = tokens(t).iter().filter(|x| distilled.contains(x)).count();
+                let apart = (w ^ v.fixed_value).count_ones();
+                Some(((apart, std::cmp::Reverse(shared), w), t.as_str()))
             }
             _ => None,
         })
-        .min()
-        .map(|(_, b)| b)
+        .min_by_key(|(k, _)| *k)
+        .map(|((_, _, w), t)| (w, t))
 }
 
-/// The words to read a variant whose fixed word nvdisasm refuses around its legal neighbour
-/// ([`rebase_bit`]): that neighbour with each of the 128 bits flipped alone, those not in
-/// `known` (the sweeps recorded the flips of the table's own fixed word only). Empty when the
-/// variant needs no neighbour or has none.
+/// The words to read a variant whose fixed word nvdisasm refuses around another word: its
+/// quiet word while unrecorded ([`centre_candidates`]), then the word [`rebase_centre`] gives
+/// with each of the 128 bits flipped alone; only those not in `known` (the sweeps recorded the
+/// flips of the table's own fixed word only). Empty when the fixed word is accepted.
 pub fn rebase_words(v: &Variant, mnemonic: &str, arch: Arch, known: &Answers) -> Vec<u128> {
-    let Some(b) = rebase_bit(v, mnemonic, arch, known) else {
+    if !matches!(known.get(arch, v.fixed_value), Some(Answer::Illegal(_))) {
         return Vec::new();
-    };
-    let centre = v.fixed_value ^ 1 << b;
-    (0..128u32)
-        .map(|j| centre ^ 1 << j)
-        .filter(|&w| known.get(arch, w).is_none())
-        .collect()
+    }
+    let mut out: Vec<u128> = crate::reading::semicolon::quiet_word(v)
+        .into_iter()
+        .collect();
+    if let Some((centre, _)) = rebase_centre(v, mnemonic, arch, known) {
+        out.extend((0..128u32).map(|j| centre ^ 1 << j));
+    }
+    out.retain(|&w| known.get(arch, w).is_none());
+    out
 }
 
 /// What changed between the fixed word's text `t0` and a flipped word's text `t`.

@@ -168,6 +168,26 @@ pub fn forms_of(v: &Variant, arch: Arch, known: &Answers) -> Vec<Form> {
     out
 }
 
+/// `v` as the experiment sees it: itself, or, when nvdisasm refuses its fixed word, a copy
+/// whose fixed word is the legal word it is read around ([`super::flips::rebase_centre`]:
+/// nv_isa_solver's SM103 BPT page is read around its quiet word), so the form bits of a
+/// variant whose zero fields are refused are found around that word.
+pub fn centred<'v>(
+    v: &'v Variant,
+    mnemonic: &str,
+    arch: Arch,
+    known: &Answers,
+) -> std::borrow::Cow<'v, Variant> {
+    match super::flips::rebase_centre(v, mnemonic, arch, known) {
+        Some((c, _)) => {
+            let mut centred = v.clone();
+            centred.fixed_value = c;
+            std::borrow::Cow::Owned(centred)
+        }
+        None => std::borrow::Cow::Borrowed(v),
+    }
+}
+
 /// Form bits of every variant of `tables` (the resolved layouts), indexed like the tables,
 /// each with [`Form::free_partner`] decided against the table's other variants.
 pub fn find_forms(tables: &[Table], known: &Answers) -> Vec<Vec<Vec<Form>>> {
@@ -179,7 +199,8 @@ pub fn find_forms(tables: &[Table], known: &Answers) -> Vec<Vec<Vec<Form>>> {
                 .enumerate()
                 .map(|(vi, v)| match t.arch {
                     Some(arch) => {
-                        let mut forms = forms_of(v, arch, known);
+                        let v = centred(v, &t.mnemonic, arch, known);
+                        let mut forms = forms_of(&v, arch, known);
                         for f in &mut forms {
                             f.free_partner = partner_is_modifier(t, vi, f, arch, known);
                         }
@@ -197,7 +218,7 @@ pub fn find_forms(tables: &[Table], known: &Answers) -> Vec<Vec<Vec<Form>>> {
 /// both bits flipped have the same guard and operands and other modifiers, and no other
 /// variant's fixed bits match that word.
 fn partner_is_modifier(t: &Table, vi: usize, f: &Form, arch: Arch, known: &Answers) -> bool {
-    let v = &t.variants[vi];
+    let v = &*centred(&t.variants[vi], &t.mnemonic, arch, known);
     if v.fixed_mask >> f.partner & 1 == 0 {
         return false;
     }

@@ -20,9 +20,9 @@ enum Role {
 }
 
 /// The resolved copies of the codec's tables: variants whose fixed word nvdisasm accepts get
-/// the layout their bit readings give, as do those read around a legal one-bit neighbour
-/// ([`super::flips::rebase_bit`]: that bit takes the neighbour's value); the others are kept
-/// as the table has them.
+/// the layout their bit readings give, as do those read around another legal word
+/// ([`super::flips::rebase_centre`]: its fixed bits take that word's values); the others are
+/// kept as the table has them.
 pub fn resolve_layouts(codec: &Codec, readings: &[(VariantId, VariantReading)]) -> Vec<Table> {
     let mut tables = codec.tables.clone();
     for (id, vr) in readings {
@@ -31,9 +31,9 @@ pub fn resolve_layouts(codec: &Codec, readings: &[(VariantId, VariantReading)]) 
         }
         let taken = sibling_bits(codec, *id, vr);
         let v = &mut tables[id.table as usize].variants[id.variant as usize];
-        // Read around a legal neighbour: its fixed bits are the table's but that one.
-        if let Some(b) = vr.rebased {
-            v.fixed_value ^= 1 << b;
+        // Read around another legal word: its fixed bits are the table's but (at most) one.
+        if let Some(c) = vr.centre {
+            v.fixed_value ^= (c ^ v.fixed_value) & v.fixed_mask;
         }
         *v = resolve_variant(v, vr, taken);
     }
@@ -96,7 +96,7 @@ fn resolve_variant(v: &Variant, vr: &VariantReading, taken: u128) -> Variant {
     let mut added: BTreeMap<(usize, usize), Vec<(u8, usize)>> = BTreeMap::new();
     for r in &vr.bits {
         let b = r.bit as usize;
-        let base_bit = v.fixed_value >> b & 1 == 1;
+        let base_bit = vr.centre.unwrap_or(v.fixed_value) >> b & 1 == 1;
         let sched = matches!(&roles[b], Role::Field(_, FieldKind::Sched(_), _));
         let kind = match &r.effect {
             Effect::Unseen | Effect::Other(_) => continue,
@@ -994,8 +994,8 @@ mod tests {
             variant: id as u16,
         });
         assert_eq!(
-            super::super::flips::rebase_bit(v, "ALD", Arch(80), &answers),
-            Some(61)
+            super::super::flips::rebase_centre(v, "ALD", Arch(80), &answers).map(|c| c.0),
+            Some(fixed)
         );
         let readings = super::super::flips::read_bits(&codec, &answers);
         let vr = &readings
@@ -1004,7 +1004,7 @@ mod tests {
             .unwrap()
             .1;
         assert!(vr.base_legal);
-        assert_eq!(vr.rebased, Some(61));
+        assert_eq!(vr.centre, Some(fixed));
         assert_eq!(vr.base.nvdisasm, "@P0 ALD.P R0, a[R0], ???0 ;");
         assert_eq!(vr.refused.as_ref().unwrap().word, Word(refused).to_string());
         let out = resolve_layouts(&codec, &readings);
@@ -1031,5 +1031,59 @@ mod tests {
             resolve_layouts(&codec, &readings)[0].variants[id].fixed_value,
             refused
         );
+    }
+
+    /// A fixed word nvdisasm refuses for its zero fields (nv_isa_solver's SM103 BPT page: both
+    /// scoreboard barriers 0) is read around its quiet word when nvdisasm prints that with the
+    /// table's mnemonic; the fixed bits stay the table's and the barrier fields stay fields.
+    #[test]
+    fn a_fixed_word_refused_for_its_zero_fields_is_read_around_its_quiet_word() {
+        let (t, id) = ald_table();
+        let v = &t.variants[id];
+        let fixed = v.fixed_value;
+        let quiet = crate::reading::semicolon::quiet_word(v).unwrap();
+        assert_ne!(quiet, fixed, "the quiet word sets the barrier fields");
+        let entry = |w: u128, answer: Answer| Entry {
+            arch: Arch(80),
+            word: w,
+            answer,
+        };
+        let mut entries = vec![
+            entry(fixed, Answer::Illegal("Unrecognized operation".into())),
+            entry(quiet, Answer::Text("@P0 ALD.P R0, a[R0], ???0;".into())),
+        ];
+        entries.extend(
+            (40..=50).map(|b| entry(quiet ^ 1 << b, Answer::Text(ald_text(quiet ^ 1 << b)))),
+        );
+        let codec = Codec::new(vec![t.clone()]).unwrap();
+        let answers = super::super::flips::Answers::new(&entries);
+        let want = super::super::flips::rebase_words(v, "ALD", Arch(80), &answers);
+        assert_eq!(
+            want.len(),
+            128 - 11,
+            "the quiet word's flips not yet recorded"
+        );
+        let readings = super::super::flips::read_bits(&codec, &answers);
+        let vr = &readings
+            .iter()
+            .find(|(i, _)| i.variant as usize == id)
+            .unwrap()
+            .1;
+        assert_eq!(vr.centre, Some(quiet));
+        let out = resolve_layouts(&codec, &readings);
+        let r = &out[0].variants[id];
+        assert_eq!(r.fixed_value & r.fixed_mask & !v.fixed_mask, 0);
+        let f = r.fields.iter().find(|f| f.mask() >> 40 & 1 == 1).unwrap();
+        assert_eq!(
+            f.kind,
+            FieldKind::Operand(3),
+            "bits 40-50 read around the quiet word"
+        );
+        assert_eq!(
+            r.fixed_mask & (quiet ^ fixed),
+            0,
+            "the barrier fields stay fields"
+        );
+        assert_eq!(r.fixed_mask, v.fixed_mask & !(0x7ff << 40));
     }
 }
