@@ -508,3 +508,24 @@ fn synth_without_cubins_for_the_arch_says_what_to_give() {
             .contains("compiled the PTX corpus into corpus/synth/ for: sm100, sm120, sm80, sm90);")
     );
 }
+
+/// A `learn` whose every table is skipped (an HTML page without `--arch`) fails and leaves no
+/// workspace behind (it once left `PAGE.html.learn/specs/ARCH_MANIFEST.tsv`).
+#[test]
+fn a_learn_with_every_table_skipped_leaves_no_workspace() {
+    let tmp = std::env::temp_dir().join(format!("sass-conform-noarch-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/html/LDS.html");
+    std::fs::copy(&page, tmp.join("LDS.html")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+        .args(["learn", "LDS.html"])
+        .env("NVDISASM", tmp.join("no-nvdisasm"))
+        .current_dir(&tmp)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("no arch: give --arch"), "{err}");
+    assert!(!tmp.join("LDS.html.learn").exists(), "{err}");
+    std::fs::remove_dir_all(&tmp).ok();
+}

@@ -412,11 +412,13 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
     };
     let accepted = archs_nvdisasm_takes(a, &tables);
     let specs = root.join("specs");
-    std::fs::create_dir_all(&specs).with_context(|| format!("creating {}", specs.display()))?;
     let mut manifest =
         String::from("# written by sass-conform learn: the arch of tables without an arch line\n");
     let mut names = std::collections::HashSet::new();
     let mut seen: std::collections::HashMap<(Arch, String), String> = Default::default();
+    // (file name in the workspace, source): decided before anything is written, so a run
+    // whose every table is skipped leaves no workspace behind.
+    let mut copies: Vec<(String, &Path)> = Vec::new();
     for t in &tables {
         let src = Path::new(&t.path);
         let Some(name) = src.file_name().map(|n| n.to_string_lossy().into_owned()) else {
@@ -449,17 +451,27 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
             format!("{arch}-{name}")
         };
         names.insert(name.clone());
-        let dst = specs.join(&name);
-        let text = std::fs::read(src).with_context(|| format!("reading {}", src.display()))?;
-        if std::fs::read(&dst).ok().as_deref() != Some(&text[..]) {
-            std::fs::write(&dst, &text).with_context(|| format!("writing {}", dst.display()))?;
-        }
         if t.arch_source != "header" {
             manifest.push_str(&format!(
                 "{name}\t{arch}\tsass-conform learn ({})\t{}\n",
                 t.arch_source,
                 t.variants.len()
             ));
+        }
+        copies.push((name, src));
+    }
+    for (p, why) in &skipped {
+        eprintln!("learn: skipped {}: {why}", p.display());
+    }
+    if copies.is_empty() {
+        bail!("no table left to learn (every table was skipped, above)");
+    }
+    std::fs::create_dir_all(&specs).with_context(|| format!("creating {}", specs.display()))?;
+    for (name, src) in &copies {
+        let dst = specs.join(name);
+        let text = std::fs::read(src).with_context(|| format!("reading {}", src.display()))?;
+        if std::fs::read(&dst).ok().as_deref() != Some(&text[..]) {
+            std::fs::write(&dst, &text).with_context(|| format!("writing {}", dst.display()))?;
         }
     }
     // Tables an earlier run copied and this one did not: not part of this run any more.
@@ -477,12 +489,6 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
     if std::fs::read_to_string(&mpath).ok().as_deref() != Some(manifest.as_str()) {
         std::fs::write(&mpath, &manifest)
             .with_context(|| format!("writing {}", mpath.display()))?;
-    }
-    for (p, why) in &skipped {
-        eprintln!("learn: skipped {}: {why}", p.display());
-    }
-    if names.is_empty() {
-        bail!("no table left to learn (every table was skipped, above)");
     }
     let ws = Workspace {
         specs,

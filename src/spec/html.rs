@@ -414,6 +414,7 @@ pub fn parse_html(file: &str, text: &str) -> Result<Table, SpecError> {
         .next()
         .unwrap_or("")
         .to_string();
+    super::model::distinct_keys(&mut table);
     Ok(table)
 }
 

@@ -494,6 +494,36 @@ pub struct Oddity {
     pub message: String,
 }
 
+/// Makes the variant keys of `t` distinct: the second and later variants under a key already
+/// used are read as `KEY#2`, `KEY#3`... (in file order), each with a `repeated-key` oddity
+/// naming the first one's line, so findings, root causes and `explain` can tell them apart
+/// (nv_isa_solver's SM103 FRND page has two variants keyed `FRND_R_R`). Both dialects and
+/// HTML pages call it once the table is parsed.
+pub fn distinct_keys(t: &mut Table) {
+    let mut first: std::collections::HashMap<String, (usize, usize)> =
+        std::collections::HashMap::new();
+    for v in &mut t.variants {
+        let seen = first.entry(v.key.clone()).or_insert((v.line, 0));
+        seen.1 += 1;
+        if seen.1 == 1 {
+            continue;
+        }
+        let (line, n) = *seen;
+        let renamed = format!("{}#{n}", v.key);
+        t.oddities.push(Oddity {
+            line: v.line,
+            key: renamed.clone(),
+            kind: "repeated-key".into(),
+            bits: vec![],
+            message: format!(
+                "key `{}` also used by the variant at line {line}: read as `{renamed}`",
+                v.key
+            ),
+        });
+        v.key = renamed;
+    }
+}
+
 /// One table file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Table {
@@ -547,5 +577,35 @@ mod tests {
         assert_eq!(v.opcode_mask(), 0xffe);
         v.fixed_mask = 0;
         assert_eq!(v.opcode_mask(), 0);
+    }
+
+    /// Two variants under one key (nv_isa_solver's FRND page): the second is read as `KEY#2`,
+    /// with a `repeated-key` oddity at its line naming the first's.
+    #[test]
+    fn a_repeated_key_is_read_with_its_occurrence() {
+        let text = include_str!("../../synth/SM80/ALD.txt")
+            .replace("key: ALD_R_A_R_N", "key: ALD_R_A_I")
+            .replace("key: ALD_R_A_R_R", "key: ALD_R_A_I");
+        let t = crate::spec::parse_table("ALD.txt", &text).unwrap();
+        let keys: Vec<&str> = t.variants.iter().map(|v| v.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["ALD_R_A_UR_R", "ALD_R_A_I", "ALD_R_A_I#2", "ALD_R_A_I#3"]
+        );
+        let odd: Vec<&super::Oddity> = t
+            .oddities
+            .iter()
+            .filter(|o| o.kind == "repeated-key")
+            .collect();
+        assert_eq!(odd.len(), 2);
+        assert_eq!(odd[0].key, "ALD_R_A_I#2");
+        assert_eq!(odd[0].line, t.variants[2].line);
+        assert_eq!(
+            odd[0].message,
+            format!(
+                "key `ALD_R_A_I` also used by the variant at line {}: read as `ALD_R_A_I#2`",
+                t.variants[1].line
+            )
+        );
     }
 }

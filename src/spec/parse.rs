@@ -116,6 +116,7 @@ pub fn parse_table(file: &str, text: &str) -> Result<Table, SpecError> {
             ),
         ));
     }
+    super::model::distinct_keys(&mut table);
     Ok(table)
 }
 
