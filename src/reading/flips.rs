@@ -369,7 +369,10 @@ pub fn rebase_words(v: &Variant, mnemonic: &str, arch: Arch, known: &Answers) ->
 
 /// What changed between the fixed word's text `t0` and a flipped word's text `t`.
 fn effect_of(v: &Variant, t0: &str, l0: Option<&Line>, t: &str) -> Effect {
-    if t == t0 {
+    // Only the space before `;` differs: nvdisasm reads the bit as scheduling control
+    // ([`crate::reading::semicolon`] learns which bits decide that space), not as text.
+    let unspaced = |x: &str| x.trim_end().trim_end_matches(';').trim_end().to_string();
+    if t == t0 || unspaced(t) == unspaced(t0) {
         return Effect::Same;
     }
     let (Some(a), Some(b)) = (l0, Line::parse(t)) else {

@@ -1086,4 +1086,39 @@ mod tests {
         );
         assert_eq!(r.fixed_mask, v.fixed_mask & !(0x7ff << 40));
     }
+
+    /// A bit whose flip changes only the space before `;` (nv_isa_solver's SM103 UPRMT page,
+    /// bit 102: `@UP0 UPRMT UR0, UR0, UR0, UR0 ;` for `...UR0;`) reads as the same text: the
+    /// table's fixed bit is left free (the `;` learner reads it), not kept fixed, so the reading
+    /// no longer refuses the words that set it.
+    #[test]
+    fn a_bit_that_only_spaces_the_semicolon_is_not_fixed() {
+        let (t, id) = ald_table();
+        let fixed = t.variants[id].fixed_value;
+        let entry = |w: u128, text: &str| Entry {
+            arch: Arch(80),
+            word: w,
+            answer: Answer::Text(text.into()),
+        };
+        let entries = vec![
+            entry(fixed, "@P0 ALD.P R0, a[R0], ???0;"),
+            entry(fixed ^ 1 << 62, "@P0 ALD.P R0, a[R0], ???0 ;"),
+        ];
+        let codec = Codec::new(vec![t]).unwrap();
+        let answers = super::super::flips::Answers::new(&entries);
+        let readings = super::super::flips::read_bits(&codec, &answers);
+        let vr = &readings
+            .iter()
+            .find(|(i, _)| i.variant as usize == id)
+            .unwrap()
+            .1;
+        let r = vr.bits.iter().find(|r| r.bit == 62).unwrap();
+        assert_eq!(r.effect, super::super::flips::Effect::Same);
+        let out = resolve_layouts(&codec, &readings);
+        assert_eq!(
+            out[0].variants[id].fixed_mask >> 62 & 1,
+            0,
+            "bit 62 left free"
+        );
+    }
 }
