@@ -22,6 +22,10 @@ use std::collections::HashMap;
 /// Widest operand field learned value by value.
 pub const MAX_BITS: u32 = 8;
 
+/// Widest name key a field takes with context bits ([`crate::spec::Field::name_key`]: its
+/// value and the context above it): every key up to it gets a name when the context is kept.
+pub const MAX_KEY_BITS: u32 = 16;
+
 /// Fewest more agreeing texts a context bit must bring.
 pub const MIN_GAIN: usize = 8;
 
@@ -213,6 +217,12 @@ fn learn_pass(
                     .entry(seen.clone())
                     .or_default() += 1;
                 for (c, ranges) in silent.iter().enumerate() {
+                    // A key wider than MAX_KEY_BITS is not tried: a kept context gets a name
+                    // for every key below it (SM90 IMAD's synthesised table ran out of memory
+                    // at 23.5 GB filling them; 228 MB with this bound).
+                    if w + ranges.iter().map(|r| r.len as u32).sum::<u32>() > MAX_KEY_BITS {
+                        continue;
+                    }
                     let key = val | bits_of(d.word.0, ranges) << w;
                     *entry
                         .1
