@@ -4,7 +4,12 @@ mod cli;
 
 use clap::{CommandFactory, FromArgMatches};
 
+/// Exit status when stderr (or stdout, outside the paths that end quietly) is a closed pipe:
+/// 128 + SIGPIPE, as a shell reports a command a closed pipe stopped.
+const CLOSED_PIPE_EXIT: i32 = 141;
+
 fn main() -> std::process::ExitCode {
+    quiet_on_closed_pipe();
     // `--version` names the nvdisasm that recorded the oracle (read at run time).
     let version: &'static str = Box::leak(sass_conform::locate::version_text().into_boxed_str());
     let matches = cli::Cli::command().version(version).get_matches();
@@ -21,6 +26,27 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::from(2)
         }
     }
+}
+
+/// `learn ... 2>&1 | head`: the progress lines go to stderr with `eprintln!`, which panics
+/// when stderr is a closed pipe (exit 101 and a backtrace nobody reads). A panic whose message
+/// is a failed print to a closed pipe ends the process with [`CLOSED_PIPE_EXIT`] instead; every
+/// other panic goes to the default hook. What is recorded stays recorded (answers are
+/// committed per step), and a second run resumes.
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let p = info.payload();
+        let msg = p
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| p.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to std") && msg.contains("Broken pipe") {
+            std::process::exit(CLOSED_PIPE_EXIT);
+        }
+        default(info);
+    }));
 }
 
 /// The signal that stopped an `oracle run` or `oracle record` (SIGINT 2, SIGTERM 15).

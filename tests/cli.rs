@@ -529,3 +529,24 @@ fn a_learn_with_every_table_skipped_leaves_no_workspace() {
     assert!(!tmp.join("LDS.html.learn").exists(), "{err}");
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// A closed stderr (`learn ... 2>&1 | head`) ends the command with 141 (128 + SIGPIPE), not a
+/// panic's 101: `learn` without `--arch` writes its skip and error lines to stderr.
+#[test]
+fn a_closed_stderr_ends_with_the_closed_pipe_status() {
+    let tmp = std::env::temp_dir().join(format!("sass-conform-stderr-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/html/LDS.html");
+    std::fs::copy(&page, tmp.join("LDS.html")).unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_sass-conform"))
+        .args(["learn", "LDS.html"])
+        .env("NVDISASM", tmp.join("no-nvdisasm"))
+        .current_dir(&tmp)
+        .stderr(writer)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(141));
+    std::fs::remove_dir_all(&tmp).ok();
+}
