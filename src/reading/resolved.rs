@@ -873,6 +873,27 @@ mod tests {
         (t, id)
     }
 
+    /// The reading of variant `id` of the first table.
+    fn reading_of(
+        readings: &[(VariantId, super::super::flips::VariantReading)],
+        id: usize,
+    ) -> &super::super::flips::VariantReading {
+        &readings
+            .iter()
+            .find(|(i, _)| i.variant as usize == id)
+            .unwrap()
+            .1
+    }
+
+    /// An SM80 answer for word `w`.
+    fn entry(w: u128, answer: Answer) -> Entry {
+        Entry {
+            arch: Arch(80),
+            word: w,
+            answer,
+        }
+    }
+
     #[test]
     fn bits_whose_flip_adds_a_part_to_an_operand_become_an_operand_field() {
         let (t, id) = ald_table();
@@ -931,11 +952,6 @@ mod tests {
             3,
             "the table fixes bits 60-61"
         );
-        let entry = |w: u128, answer: Answer| Entry {
-            arch: Arch(80),
-            word: w,
-            answer,
-        };
         let entries = vec![
             entry(fixed, Answer::Text(ald_text(fixed))),
             entry(
@@ -965,11 +981,6 @@ mod tests {
         let fixed = t.variants[id].fixed_value;
         assert_eq!(t.variants[id].fixed_mask >> 60 & 3, 3);
         let refused = fixed ^ 1 << 61;
-        let entry = |w: u128, answer: Answer| Entry {
-            arch: Arch(80),
-            word: w,
-            answer,
-        };
         let mut entries = vec![
             entry(refused, Answer::Illegal("Unrecognized operation".into())),
             // Another instruction, and ALD with fewer of the distilled line's tokens.
@@ -998,11 +1009,7 @@ mod tests {
             Some(fixed)
         );
         let readings = super::super::flips::read_bits(&codec, &answers);
-        let vr = &readings
-            .iter()
-            .find(|(i, _)| i.variant as usize == id)
-            .unwrap()
-            .1;
+        let vr = reading_of(&readings, id);
         assert!(vr.base_legal);
         assert_eq!(vr.centre, Some(fixed));
         assert_eq!(vr.base.nvdisasm, "@P0 ALD.P R0, a[R0], ???0 ;");
@@ -1043,11 +1050,6 @@ mod tests {
         let fixed = v.fixed_value;
         let quiet = crate::reading::semicolon::quiet_word(v).unwrap();
         assert_ne!(quiet, fixed, "the quiet word sets the barrier fields");
-        let entry = |w: u128, answer: Answer| Entry {
-            arch: Arch(80),
-            word: w,
-            answer,
-        };
         let mut entries = vec![
             entry(fixed, Answer::Illegal("Unrecognized operation".into())),
             entry(quiet, Answer::Text("@P0 ALD.P R0, a[R0], ???0;".into())),
@@ -1064,11 +1066,7 @@ mod tests {
             "the quiet word's flips not yet recorded"
         );
         let readings = super::super::flips::read_bits(&codec, &answers);
-        let vr = &readings
-            .iter()
-            .find(|(i, _)| i.variant as usize == id)
-            .unwrap()
-            .1;
+        let vr = reading_of(&readings, id);
         assert_eq!(vr.centre, Some(quiet));
         let out = resolve_layouts(&codec, &readings);
         let r = &out[0].variants[id];
@@ -1107,11 +1105,7 @@ mod tests {
         let codec = Codec::new(vec![t]).unwrap();
         let answers = super::super::flips::Answers::new(&entries);
         let readings = super::super::flips::read_bits(&codec, &answers);
-        let vr = &readings
-            .iter()
-            .find(|(i, _)| i.variant as usize == id)
-            .unwrap()
-            .1;
+        let vr = reading_of(&readings, id);
         let r = vr.bits.iter().find(|r| r.bit == 62).unwrap();
         assert_eq!(r.effect, super::super::flips::Effect::Same);
         let out = resolve_layouts(&codec, &readings);
