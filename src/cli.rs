@@ -1489,8 +1489,7 @@ fn record_forms(a: &FormsArgs) -> Result<ExitCode> {
 /// answers (`sweeps`, where the fixed words and their flips are) and this file's (`entries`).
 fn rebase_words(t: &spec::Table, arch: Arch, sweeps: &[Entry], entries: &[Entry]) -> Vec<u128> {
     use sass_conform::reading::flips::{self, Answers};
-    let all: Vec<Entry> = sweeps.iter().chain(entries).cloned().collect();
-    let known = Answers::new(&all);
+    let known = Answers::of_parts(&[sweeps, entries]);
     t.variants
         .iter()
         .flat_map(|v| flips::rebase_words(v, &t.mnemonic, arch, &known))

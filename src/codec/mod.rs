@@ -15,7 +15,7 @@ pub use roundtrip::{
     RoundTrip, RoundTripError, decoded_roundtrip, values_roundtrip, values_roundtrip_into,
     word_roundtrip,
 };
-pub use sweep::{SplitMix64, sweep_words};
+pub use sweep::{SplitMix64, sweep_words, swept_values};
 pub use word::{Word, bit_list};
 
 use crate::arch::Arch;

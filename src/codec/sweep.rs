@@ -30,11 +30,7 @@ pub fn sweep_words(v: &Variant, min: usize, seed: u64) -> Vec<Word> {
     let mut out = vec![Word(base)];
     for f in &v.fields {
         let width = f.width();
-        let mut vals: Vec<u64> = if width <= 8 {
-            (1..1u64 << width).collect()
-        } else {
-            (0..width).map(|b| 1u64 << b).collect()
-        };
+        let mut vals = swept_values(width);
         if width > 8 {
             vals.extend((0..8).map(|_| rng.next_u64() & bits_mask(width) as u64));
         }
@@ -58,6 +54,16 @@ pub fn sweep_words(v: &Variant, min: usize, seed: u64) -> Vec<Word> {
         out.push(Word(base | (r & fields)));
     }
     out
+}
+
+/// The values the sweeps give a field of `width` bits on its own: every non-zero value up to
+/// 8 bits, else each single bit (walking ones).
+pub fn swept_values(width: u32) -> Vec<u64> {
+    if width <= 8 {
+        (1..1u64 << width).collect()
+    } else {
+        (0..width).map(|b| 1u64 << b).collect()
+    }
 }
 
 fn dedup_len(words: &mut Vec<Word>) -> usize {

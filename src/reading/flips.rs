@@ -141,6 +141,17 @@ impl<'a> Answers<'a> {
                 .collect(),
         }
     }
+    /// Indexes the entries of every part (a later part's answer for a word wins), without
+    /// copying them into one list.
+    pub fn of_parts(parts: &[&'a [Entry]]) -> Answers<'a> {
+        Answers {
+            map: parts
+                .iter()
+                .flat_map(|p| p.iter())
+                .map(|e| ((e.arch, e.word), &e.answer))
+                .collect(),
+        }
+    }
     /// The recorded answer, if any.
     pub fn get(&self, arch: Arch, w: u128) -> Option<&'a Answer> {
         self.map.get(&(arch, w)).copied()
@@ -292,13 +303,7 @@ pub fn centre_candidates(v: &Variant) -> Vec<u128> {
         .map(|b| fixed ^ 1 << b)
         .collect();
     for f in &v.fields {
-        let width = f.width();
-        let vals: Vec<u64> = if width <= 8 {
-            (1..1u64 << width).collect()
-        } else {
-            (0..width).map(|b| 1u64 << b).collect()
-        };
-        for val in vals {
+        for val in crate::codec::swept_values(f.width()) {
             let mut w = Word(fixed);
             if w.set_field(f, val).is_ok() {
                 out.push(w.0);
@@ -327,19 +332,11 @@ pub fn rebase_centre<'a>(
     if !matches!(known.get(arch, v.fixed_value)?, Answer::Illegal(_)) {
         return None;
     }
-    let tokens = |t: &str| -> Vec<String> {
-        t.split(|c: char| c.is_whitespace() || ",;[]{}".contains(c))
-            .flat_map(|w| w.split('.'))
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
-    let distilled = tokens(&v.distilled);
     centre_candidates(v)
         .into_iter()
         .filter_map(|w| match known.get(arch, w)? {
             Answer::Text(t) if Line::parse(t).is_some_and(|l| l.mnemonic == mnemonic) => {
-                let shared = tokens(t).iter().filter(|x| distilled.contains(x)).count();
+                let shared = crate::reading::printer::common_tokens(t, &v.distilled);
                 let apart = (w ^ v.fixed_value).count_ones();
                 Some(((apart, std::cmp::Reverse(shared), w), t.as_str()))
             }
@@ -371,7 +368,9 @@ pub fn rebase_words(v: &Variant, mnemonic: &str, arch: Arch, known: &Answers) ->
 fn effect_of(v: &Variant, t0: &str, l0: Option<&Line>, t: &str) -> Effect {
     // Only the space before `;` differs: nvdisasm reads the bit as scheduling control
     // ([`crate::reading::semicolon`] learns which bits decide that space), not as text.
-    let unspaced = |x: &str| x.trim_end().trim_end_matches(';').trim_end().to_string();
+    fn unspaced(x: &str) -> &str {
+        x.trim_end().trim_end_matches(';').trim_end()
+    }
     if t == t0 || unspaced(t) == unspaced(t0) {
         return Effect::Same;
     }

@@ -202,7 +202,7 @@ pub fn find_forms(tables: &[Table], known: &Answers) -> Vec<Vec<Vec<Form>>> {
                         let v = centred(v, &t.mnemonic, arch, known);
                         let mut forms = forms_of(&v, arch, known);
                         for f in &mut forms {
-                            f.free_partner = partner_is_modifier(t, vi, f, arch, known);
+                            f.free_partner = partner_is_modifier(t, vi, &v, f, arch, known);
                         }
                         forms
                     }
@@ -213,12 +213,18 @@ pub fn find_forms(tables: &[Table], known: &Answers) -> Vec<Vec<Vec<Form>>> {
         .collect()
 }
 
-/// Whether form `f` of variant `vi` of `t` frees its partner too ([`Form::free_partner`]):
-/// the partner is fixed in the variant, nvdisasm's text for the fixed word and for it with
-/// both bits flipped have the same guard and operands and other modifiers, and no other
-/// variant's fixed bits match that word.
-fn partner_is_modifier(t: &Table, vi: usize, f: &Form, arch: Arch, known: &Answers) -> bool {
-    let v = &*centred(&t.variants[vi], &t.mnemonic, arch, known);
+/// Whether form `f` of variant `vi` of `t` (`v`: that variant as the experiment sees it,
+/// [`centred`]) frees its partner too ([`Form::free_partner`]): the partner is fixed in the
+/// variant, nvdisasm's text for the fixed word and for it with both bits flipped have the same
+/// guard and operands and other modifiers, and no other variant's fixed bits match that word.
+fn partner_is_modifier(
+    t: &Table,
+    vi: usize,
+    v: &Variant,
+    f: &Form,
+    arch: Arch,
+    known: &Answers,
+) -> bool {
     if v.fixed_mask >> f.partner & 1 == 0 {
         return false;
     }
@@ -265,16 +271,7 @@ mod tests {
     use crate::oracle::Entry;
 
     /// The synthesised SM80 ALD table (bits 40-63 of `ALD_R_A_R_N` fixed) and that variant.
-    fn ald() -> (Table, usize) {
-        let text = include_str!("../../synth/SM80/ALD.txt");
-        let t = crate::spec::parse_table("synth/SM80/ALD.txt", text).unwrap();
-        let vi = t
-            .variants
-            .iter()
-            .position(|v| v.key == "ALD_R_A_R_N")
-            .unwrap();
-        (t, vi)
-    }
+    use crate::reading::resolved::tests::ald_table as ald;
 
     fn entry(word: u128, answer: Answer) -> Entry {
         Entry {

@@ -6602,7 +6602,7 @@ fn observations<'a>(
 }
 
 /// Tokens two texts have in common (as multisets).
-fn common_tokens(a: &str, b: &str) -> usize {
+pub(crate) fn common_tokens(a: &str, b: &str) -> usize {
     let mut m: HashMap<&str, usize> = HashMap::default();
     for t in tokens(a) {
         *m.entry(t).or_default() += 1;

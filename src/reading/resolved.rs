@@ -842,7 +842,7 @@ impl ResolvedSet {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::arch::Arch;
     use crate::oracle::Answer;
@@ -862,7 +862,7 @@ mod tests {
     }
 
     /// The synthesised SM80 ALD table and the index of its variant ALD_R_A_R_N.
-    fn ald_table() -> (Table, usize) {
+    pub(crate) fn ald_table() -> (Table, usize) {
         let text = include_str!("../../synth/SM80/ALD.txt");
         let t = crate::spec::parse_table("synth/SM80/ALD.txt", text).unwrap();
         let id = t
