@@ -34,6 +34,140 @@ pub struct Printer {
     /// UF2I `-1486 ;`), which two slots learned side by side would print twice.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub double_spaces: bool,
+    /// Modifiers nvdisasm prints by the values of operand fields, not by bits a slot keys
+    /// (SM90 IMAD: `.MOV` where a factor is `RZ`, `.IADD` where the immediate factor is 1,
+    /// `.SHL` where it is a power of two and the addend `RZ`), each inserted into the
+    /// printed opcode word when one of its rules holds; learned by
+    /// [`crate::reading::printer`] from answers whose token no bits of the word key. Empty
+    /// for most printers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<Alias>,
+}
+
+/// A modifier token printed by field values ([`Printer::aliases`]): `token` (with its dot,
+/// `.MOV`) goes into the opcode word (the first token of the text after an optional `@P0`
+/// guard) right after the piece `after` (the mnemonic, `IMAD`, or a modifier with its dot,
+/// `.WIDE`; after the mnemonic when `after` is not printed) when any of `rules` holds, a rule
+/// holding when all of its tests do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alias {
+    /// The modifier, with its leading dot.
+    pub token: String,
+    /// The piece of the opcode word it follows in the answers learned from.
+    pub after: String,
+    /// Alternatives, each a conjunction of tests on the word.
+    pub rules: Vec<Vec<FieldTest>>,
+}
+
+/// A test on the bits `mask` of a word, packed low first ([`pext`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldTest {
+    /// The bits tested (a field of the layout, or a bit no field holds).
+    #[serde(serialize_with = "hex_ser", deserialize_with = "hex_de")]
+    pub mask: u128,
+    /// What must hold of their packed value.
+    pub test: ValueTest,
+}
+
+/// What a [`FieldTest`] asks of a packed value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ValueTest {
+    /// The value is this one (`RZ` = all ones of a register field, an immediate of 1).
+    Equals(Key),
+    /// The value is a power of two (one bit set).
+    PowerOfTwo,
+}
+
+impl FieldTest {
+    /// Whether the test holds for `word`.
+    pub fn holds(&self, word: u128) -> bool {
+        let v = pext(word, self.mask);
+        match self.test {
+            ValueTest::Equals(k) => v == k.0,
+            ValueTest::PowerOfTwo => v.is_power_of_two(),
+        }
+    }
+
+    /// `bits 32-63 = 0x1`, `bits 32-63 a power of two`.
+    pub fn describe(&self) -> String {
+        match self.test {
+            ValueTest::Equals(k) => format!("bits {} = {:#x}", bit_ranges(self.mask), k.0),
+            ValueTest::PowerOfTwo => format!("bits {} a power of two", bit_ranges(self.mask)),
+        }
+    }
+}
+
+impl Alias {
+    /// Whether some rule holds for `word`.
+    pub fn holds(&self, word: u128) -> bool {
+        self.rules.iter().any(|r| r.iter().all(|t| t.holds(word)))
+    }
+
+    /// Inserts the token into the opcode word of `out[from..]` ([`Alias`]).
+    pub fn insert(&self, out: &mut String, from: usize) {
+        let (s, e) = opcode_word(&out[from..]);
+        let (s, e) = (from + s, from + e);
+        let pieces = opcode_pieces(&out[s..e]);
+        let mut at = s + pieces.first().map_or(0, |p| p.len());
+        let mut end = s;
+        for p in &pieces {
+            end += p.len();
+            if *p == self.after {
+                at = end;
+                break;
+            }
+        }
+        out.insert_str(at, &self.token);
+    }
+
+    /// `.MOV after "IMAD" where bits 24-31 = 0xff and bits 74 = 0x0, or ...`.
+    pub fn describe(&self) -> String {
+        let rules: Vec<String> = self
+            .rules
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(FieldTest::describe)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            })
+            .collect();
+        format!(
+            "{} after {:?} where {}",
+            self.token,
+            self.after,
+            rules.join(", or ")
+        )
+    }
+}
+
+/// The byte range of the opcode word of a text: its first token (up to a space or `;`) after
+/// leading spaces and an optional guard (a token starting with `@`).
+pub fn opcode_word(text: &str) -> (usize, usize) {
+    let mut s = text.len() - text.trim_start().len();
+    if text[s..].starts_with('@') {
+        let g = text[s..].find(' ').map_or(text.len(), |i| s + i);
+        s = g + (text[g..].len() - text[g..].trim_start().len());
+    }
+    let e = text[s..].find([' ', ';']).map_or(text.len(), |i| s + i);
+    (s, e)
+}
+
+/// The pieces of an opcode word: the mnemonic, then each modifier with its dot
+/// (`IMAD.MOV.U32` -> `IMAD`, `.MOV`, `.U32`).
+pub fn opcode_pieces(word: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in word.char_indices() {
+        if c == '.' && i > start {
+            out.push(&word[start..i]);
+            start = i;
+        }
+    }
+    if start < word.len() {
+        out.push(&word[start..]);
+    }
+    out
 }
 
 fn is_zero(v: &u128) -> bool {
@@ -335,6 +469,7 @@ impl Printer {
     pub fn print_into(&self, word: u128, out: &mut String) {
         let start = out.len();
         self.print_slots(word, out);
+        self.print_aliases(word, out, start);
         if !self.double_spaces {
             squeeze_spaces(out, start);
         }
@@ -347,7 +482,17 @@ impl Printer {
     pub fn slots_text(&self, word: u128) -> String {
         let mut s = String::with_capacity(64);
         self.print_slots(word, &mut s);
+        self.print_aliases(word, &mut s, 0);
         s
+    }
+
+    /// Inserts the tokens of the aliases that hold for `word` into `out[from..]`.
+    fn print_aliases(&self, word: u128, out: &mut String, from: usize) {
+        for a in &self.aliases {
+            if a.holds(word) {
+                a.insert(out, from);
+            }
+        }
     }
 
     /// The slots' texts of `word` (of the form's printer, with form bits), as they are.
@@ -759,6 +904,11 @@ impl Printer {
             self.learned_permille as f64 / 10.0
         )];
         out.extend(self.lines());
+        out.extend(
+            self.aliases
+                .iter()
+                .map(|a| format!("alias: {}", a.describe())),
+        );
         out
     }
 
@@ -1000,5 +1150,75 @@ mod tests {
         out.clear();
         assert!(!rule.print_into(0x3fff << 40 | 3 << 105, slot, &mut out));
         assert_eq!(out, "");
+    }
+
+    #[test]
+    fn an_alias_goes_after_its_piece_when_a_rule_holds() {
+        // `IMAD` then `.U32` (bit 0 clear) then a register factor in bits 8-15 (0xff = RZ):
+        // `.MOV` after `IMAD` where the factor is RZ and bit 0 clear.
+        let slot = |mask: u128, texts: &[(u128, &str)]| Slot {
+            mask,
+            texts: texts
+                .iter()
+                .map(|(k, t)| (Key(*k), t.to_string()))
+                .collect(),
+            number: None,
+            otherwise: None,
+            guess: None,
+            joined: None,
+        };
+        let alias = Alias {
+            token: ".MOV".into(),
+            after: "IMAD".into(),
+            rules: vec![vec![
+                FieldTest {
+                    mask: 0xff00,
+                    test: ValueTest::Equals(Key(0xff)),
+                },
+                FieldTest {
+                    mask: 1,
+                    test: ValueTest::Equals(Key(0)),
+                },
+            ]],
+        };
+        let p = Printer {
+            slots: vec![
+                Slot::fixed("@P0 IMAD"),
+                slot(1, &[(0, ".U32"), (1, "")]),
+                Slot::fixed(" R1, "),
+                slot(0xff00, &[(2, "R2"), (0xff, "RZ")]),
+                Slot::fixed(" ;"),
+            ],
+            learned_permille: 1000,
+            form_mask: 0,
+            forms: vec![],
+            double_spaces: false,
+            aliases: vec![alias.clone()],
+        };
+        assert_eq!(p.print(0xff00), "@P0 IMAD.MOV.U32 R1, RZ ;");
+        assert_eq!(p.slots_text(0xff00), "@P0 IMAD.MOV.U32 R1, RZ ;");
+        assert_eq!(p.print(0xff01), "@P0 IMAD R1, RZ ;");
+        assert_eq!(p.print(0x0200), "@P0 IMAD.U32 R1, R2 ;");
+        assert!(
+            alias
+                .describe()
+                .contains("bits 8-15 = 0xff and bits 0 = 0x0")
+        );
+        // A piece the text lacks: after the mnemonic; a power-of-two test.
+        let shl = Alias {
+            token: ".SHL".into(),
+            after: ".WIDE".into(),
+            rules: vec![vec![FieldTest {
+                mask: 0xff00,
+                test: ValueTest::PowerOfTwo,
+            }]],
+        };
+        let mut out = String::from("IMAD.U32 R1, R2 ;");
+        assert!(shl.holds(0x0200) && !shl.holds(0x0300) && !shl.holds(0));
+        shl.insert(&mut out, 0);
+        assert_eq!(out, "IMAD.SHL.U32 R1, R2 ;");
+        // Serialised and read back alike.
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(serde_json::from_str::<Printer>(&json).unwrap(), p);
     }
 }

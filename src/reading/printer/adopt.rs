@@ -384,6 +384,7 @@ mod tests {
             form_mask: 0,
             forms: Vec::new(),
             double_spaces: false,
+            aliases: Vec::new(),
         }
     }
 
