@@ -1898,6 +1898,9 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
             findings.extend(sass_conform::conform::hidden::hidden_findings(
                 &codec, &s.tables, &entries,
             ));
+            findings.extend(sass_conform::conform::aliases::alias_findings(
+                &codec, &s.tables, &entries,
+            ));
         }
         let texts = sass_conform::conform::names::texts_by_arch(&entries);
         findings.extend(sass_conform::conform::names::name_findings(

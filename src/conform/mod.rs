@@ -1,6 +1,7 @@
 //! Conform layer: the project's prediction for a word, and the diff against recorded nvdisasm
 //! answers (counts, and mismatches grouped by variant, field and cause).
 
+pub mod aliases;
 pub mod archinfer;
 pub mod campaign;
 pub mod distilled;

@@ -4884,12 +4884,16 @@ mod tests {
     #[test]
     fn value_pairs_set_two_wide_operands_at_once() {
         // synth/SM90/IMAD.txt's IMAD_R_R_I_R: four operand fields wider than 4 bits (bits
-        // 16-23, 24-31, 32-63, 64-71): 6 pairs, 9 value pairs each.
+        // 16-23, 24-31, 32-63, 64-71): 6 pairs, 16 value pairs each on the base, 4 on each
+        // combination word.
         let text = include_str!("../../synth/SM90/IMAD.txt");
         let t = crate::spec::parse_table("synth/SM90/IMAD.txt", text).unwrap();
         let v = t.variants.iter().find(|v| v.key == "IMAD_R_R_I_R").unwrap();
-        let words = value_pairs(v, v.fixed_value);
-        assert_eq!(words.len(), 54);
+        let combo = v.fixed_value | 0x1234_5678 << 32 | 0x0505 << 16;
+        let words = value_pairs(v, v.fixed_value, &[combo]);
+        assert_eq!(words.len(), 6 * 16 + 6 * 4);
+        // On the combination word: the immediate at 2 and the addend at RZ, the rest kept.
+        assert!(words.contains(&(v.fixed_value | 2 << 32 | 0x0505 << 16 | 0xff << 64)));
         // The immediate at 2 and the addend at RZ (nvdisasm: `IMAD.SHL.U32`).
         assert!(words.contains(&(v.fixed_value | 2 << 32 | 0xff << 64)));
         // The destination and the register factor at all ones.
@@ -7162,7 +7166,13 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     }
     out.extend(joint_sweeps(base.0, &spans));
     out.extend(name_sweeps(base.0, &spans));
-    out.extend(value_pairs(v, base.0));
+    let combos: Vec<u128> = scattered
+        .iter()
+        .copied()
+        .filter(|&w| is_combination(w, v.fixed_mask))
+        .take(VALUE_PAIR_COMBOS)
+        .collect();
+    out.extend(value_pairs(v, base.0, &combos));
     if base.0 != v.fixed_value {
         out.extend(joint_sweeps(v.fixed_value, &spans));
     }
@@ -7195,12 +7205,15 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     out
 }
 
-/// Two wide operand fields (more than [`MAX_FORM_BITS`] bits) at once on `base`, each at 1,
-/// 2 or all ones (every pair of such fields, every pair of those values): nvdisasm names some
-/// modifiers by operand values (SM90 IMAD: `.MOV` with both factors `RZ`, `.SHL` with an
-/// immediate power of two and the addend `RZ`), which a sweep of one field at a time never
-/// shows; the printer's aliases are learned from these ([`alias`]).
-fn value_pairs(v: &crate::spec::Variant, base: u128) -> Vec<u128> {
+/// Two wide operand fields (more than [`MAX_FORM_BITS`] bits) at once: on `base`, each at 1,
+/// 2, 4 or all ones (every pair of such fields, every pair of those values); on each of
+/// `combos` (legal combination words: every other field at a random value), each at 2 or all
+/// ones. nvdisasm names some modifiers by operand values (SM90 IMAD: `.MOV` with a factor
+/// `RZ`, `.IADD` with an immediate factor of 1, `.SHL` with one that is a power of two and the
+/// addend `RZ`), which a sweep of one field at a time never shows, nor random words; the
+/// printer's aliases are learned from these ([`alias`]), the combination words telling which
+/// other fields do not matter.
+fn value_pairs(v: &crate::spec::Variant, base: u128, combos: &[u128]) -> Vec<u128> {
     let wide: Vec<u128> = v
         .fields
         .iter()
@@ -7208,22 +7221,31 @@ fn value_pairs(v: &crate::spec::Variant, base: u128) -> Vec<u128> {
         .map(|f| f.mask())
         .filter(|m| m.count_ones() > MAX_FORM_BITS)
         .collect();
-    let values = |m: u128| {
+    let ones = |m: u128| {
         let w = m.count_ones();
-        [1, 2, if w >= 128 { u128::MAX } else { (1 << w) - 1 }]
+        if w >= 128 { u128::MAX } else { (1 << w) - 1 }
     };
     let mut out = Vec::new();
-    for (i, &f) in wide.iter().enumerate() {
-        for &g in &wide[i + 1..] {
-            for a in values(f) {
-                for b in values(g) {
-                    out.push(base & !(f | g) | deposit(a, f) | deposit(b, g));
+    let mut pairs = |on: u128, values: &dyn Fn(u128) -> Vec<u128>| {
+        for (i, &f) in wide.iter().enumerate() {
+            for &g in &wide[i + 1..] {
+                for a in values(f) {
+                    for b in values(g) {
+                        out.push(on & !(f | g) | deposit(a, f) | deposit(b, g));
+                    }
                 }
             }
         }
+    };
+    pairs(base, &|m| vec![1, 2, 4, ones(m)]);
+    for &c in combos {
+        pairs(c, &|m| vec![2, ones(m)]);
     }
     out
 }
+
+/// How many legal combination words [`value_pairs`] sets two wide operands on.
+const VALUE_PAIR_COMBOS: usize = 3;
 
 /// Pairs for the groups no answer shows alone (`groups`): a legal word of `scattered` with
 /// the group set, again with it cleared; 16 per group and 8 per bit of a group of at most
