@@ -1065,15 +1065,13 @@ fn words_print_as_display_does() {
 
 /// Runs `line` over the words of a decode/check call in input order and writes what it
 /// appends through one buffered writer: the arguments one by one, stdin (`-`) in large blocks
-/// of whole lines (strict hex, lines of at most 4 KiB: see [`sass_conform::words`]) whose
-/// pieces are parsed and formatted on every core while the previous block is written. A bad
-/// line stops the words after the output of those before it.
+/// of whole lines (strict hex, lines of at most 4 KiB: see [`sass_conform::words`]) through
+/// [`stdin_words`]. A bad line stops the words after the output of those before it.
 fn write_words(
     args: &[String],
     line: impl Fn(Word, &mut TextBuf, &mut Decoded) -> Result<()> + Sync,
 ) -> Result<()> {
-    use rayon::prelude::*;
-    use sass_conform::words::{BLOCK_BYTES, LineBlocks, parse_lines, parse_word, split_lines};
+    use sass_conform::words::parse_word;
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout());
     let mut one = TextBuf::new();
     let mut scratch = Decoded::EMPTY;
@@ -1085,68 +1083,146 @@ fn write_words(
             out.write_all(one.as_bytes())?;
             continue;
         }
-        let parts = 4 * rayon::current_num_threads().max(1);
-        let mut blocks = LineBlocks::new(std::io::stdin(), "stdin", BLOCK_BYTES);
-        // Formatted pieces of the previous block, written while the next one is decoded, and
-        // the buffers of the block before (reused: fresh memory costs page faults).
-        let mut done: Vec<TextBuf> = Vec::new();
-        let mut spare: Vec<TextBuf> = Vec::new();
-        let write_all = |out: &mut BufWriter<std::io::Stdout>, done: &[TextBuf]| {
-            done.iter().try_for_each(|s| out.write_all(s.as_bytes()))
-        };
-        loop {
-            let block = match blocks.next_block() {
-                Ok(Some(b)) => b,
-                Ok(None) => break,
-                Err(e) => {
-                    write_all(&mut out, &done)?;
-                    out.flush()?;
-                    return Err(e.into());
-                }
-            };
-            let pieces = split_lines(block, parts);
-            let mut bufs: Vec<TextBuf> = (0..pieces.len())
-                .map(|_| spare.pop().unwrap_or_default())
-                .collect();
-            let (written, errors) = rayon::join(
-                || write_all(&mut out, &done),
-                || {
-                    pieces
-                        .par_iter()
-                        .zip(bufs.par_iter_mut())
-                        .map(|(&piece, s)| {
-                            s.clear();
-                            // Text lines run to about 4.5 times their word's line.
-                            s.reserve(piece.bytes.len() * 5);
-                            let mut failed: Option<anyhow::Error> = None;
-                            let mut scratch = Decoded::EMPTY;
-                            let parsed = parse_lines(piece, "stdin", |w| {
-                                if failed.is_none() {
-                                    failed = line(Word(w), s, &mut scratch).err();
-                                }
-                            });
-                            failed.or(parsed.err().map(Into::into))
-                        })
-                        .collect::<Vec<_>>()
-                },
-            );
-            written?;
-            spare.append(&mut done);
-            done = bufs;
-            if let Some(i) = errors.iter().position(Option::is_some) {
-                write_all(&mut out, &done[..=i])?;
-                out.flush()?;
-                return Err(errors
-                    .into_iter()
-                    .nth(i)
-                    .flatten()
-                    .unwrap_or_else(|| anyhow::anyhow!("stdin: a word could not be decoded")));
-            }
+        let written = stdin_words(&mut out, &line);
+        if written.is_err() {
+            out.flush()?;
         }
-        write_all(&mut out, &done)?;
+        written?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// What the workers of [`stdin_words`] share about the output: where it goes, whose block is
+/// next, and why it stopped.
+struct LinesOut<'a, W> {
+    out: &'a mut W,
+    /// The place of the next block to write (0, 1, ...).
+    next: usize,
+    /// Set by the first error or panic: nothing more is written.
+    stopped: bool,
+    /// That error, or the panic of a worker.
+    failure: Option<std::thread::Result<anyhow::Error>>,
+}
+
+/// Formats stdin's word lines with `line` on [`rayon::current_num_threads`] threads (this one
+/// and the rest spawned), each taking the next block of whole lines
+/// ([`sass_conform::words::BLOCK_BYTES`]) from the input, formatting it into its own buffer and
+/// writing it to `out` once the blocks before it are written: input order, no thread in
+/// between, two buffers per thread. The first bad line (or read error) ends the output after
+/// the text of the lines before it, as [`parse_lines`] reports it.
+///
+/// [`parse_lines`]: sass_conform::words::parse_lines
+fn stdin_words<W: Write + Send>(
+    out: &mut W,
+    line: &(impl Fn(Word, &mut TextBuf, &mut Decoded) -> Result<()> + Sync),
+) -> Result<()> {
+    use sass_conform::words::{BLOCK_BYTES, Block, LineBlocks, parse_lines};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Condvar, Mutex};
+    let threads = rayon::current_num_threads().max(1);
+    // The input and the next block's place.
+    let input = Mutex::new((
+        LineBlocks::new(std::io::stdin(), "stdin", BLOCK_BYTES),
+        0usize,
+    ));
+    let stop = AtomicBool::new(false);
+    let output = Mutex::new(LinesOut {
+        out,
+        next: 0,
+        stopped: false,
+        failure: None,
+    });
+    let turn = Condvar::new();
+    let work = || {
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut text = TextBuf::new();
+        let mut scratch = Decoded::EMPTY;
+        while !stop.load(Ordering::Relaxed) {
+            // Take the next block (copied out, so the input is free for the next thread).
+            let (seq, first_line, read_error) = {
+                let Ok(mut guard) = input.lock() else { return };
+                let (blocks, count) = &mut *guard;
+                let seq = *count;
+                match blocks.next_block() {
+                    Ok(Some(b)) => {
+                        bytes.clear();
+                        bytes.extend_from_slice(b.bytes);
+                        *count += 1;
+                        (seq, b.first_line, None)
+                    }
+                    Ok(None) => return,
+                    Err(e) => {
+                        // The input ends here for every thread; reported in its turn.
+                        stop.store(true, Ordering::Relaxed);
+                        *count += 1;
+                        (seq, 0, Some(anyhow::Error::from(e)))
+                    }
+                }
+            };
+            let formatted = match read_error {
+                Some(e) => {
+                    text.clear();
+                    Ok(Some(e))
+                }
+                None => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    text.clear();
+                    // Text lines run to about 4.5 times their word's line.
+                    text.reserve(bytes.len() * 5);
+                    let mut failed: Option<anyhow::Error> = None;
+                    let block = Block {
+                        bytes: &bytes,
+                        first_line,
+                    };
+                    let parsed = parse_lines(block, "stdin", |w| {
+                        if failed.is_none() {
+                            failed = line(Word(w), &mut text, &mut scratch).err();
+                        }
+                    });
+                    failed.or(parsed.err().map(Into::into))
+                })),
+            };
+            let Ok(mut o) = output.lock() else { return };
+            while !o.stopped && o.next != seq {
+                o = match turn.wait(o) {
+                    Ok(o) => o,
+                    Err(_) => return,
+                };
+            }
+            if o.stopped {
+                return;
+            }
+            let failure = match formatted {
+                Ok(error) => match o.out.write_all(text.as_bytes()) {
+                    Ok(()) => error.map(Ok),
+                    Err(e) => Some(Ok(e.into())),
+                },
+                Err(panic) => Some(Err(panic)),
+            };
+            o.next += 1;
+            if failure.is_some() {
+                o.stopped = true;
+                o.failure = failure;
+                stop.store(true, Ordering::Relaxed);
+            }
+            drop(o);
+            turn.notify_all();
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(work);
+        }
+        work();
+    });
+    let o = output
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("stdin: a worker failed"))?;
+    match o.failure {
+        None => Ok(()),
+        Some(Ok(e)) => Err(e),
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+    }
 }
 
 fn encode(a: &EncodeArgs) -> Result<ExitCode> {

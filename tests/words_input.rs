@@ -97,6 +97,37 @@ fn stdin_words_name_their_line() {
 }
 
 #[test]
+fn stdin_words_over_many_blocks_print_in_input_order() {
+    // 40,000 words (1.3 MB: five 256 KiB blocks, formatted on several threads), each line
+    // distinct, then a bad line in the last block and words after it.
+    let words: Vec<String> = (0..40_000u64)
+        .map(|i| format!("{:016x}{:016x}", i * 0x9e37_79b9_7f4a_7c15, i))
+        .collect();
+    let mut input = words.join("\n");
+    input.push_str("\nnot-a-word\n");
+    input.push_str(&words[..100].join("\n"));
+    let o = sass_conform(&["decode", "--arch", "SM100", "-"], input.as_bytes());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "sass-conform: error: stdin:40001: `not-a-word` is not a hex word: `n` (column 1) is \
+         not a hex digit\n"
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    let printed: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    assert_eq!(printed, words);
+    // The same lines as the words one by one (the first and last of each thousand).
+    let lines: Vec<&str> = out.lines().collect();
+    for i in (0..40_000).step_by(999) {
+        let one = sass_conform(&["decode", "--arch", "SM100", &words[i]], b"");
+        assert_eq!(
+            String::from_utf8(one.stdout).unwrap(),
+            format!("{}\n", lines[i])
+        );
+    }
+}
+
+#[test]
 fn a_long_line_is_refused_quoting_80_characters() {
     // 10 MB on one line, then a newline.
     let mut input = vec![b'a'; 10 << 20];
