@@ -6303,17 +6303,7 @@ mod tests {
 
     /// A slot of bits `mask` that prints only its listed values' texts.
     fn table_slot(mask: u128, texts: &[(u128, &str)]) -> Slot {
-        Slot {
-            mask,
-            texts: texts
-                .iter()
-                .map(|(k, t)| (Key(*k), t.to_string()))
-                .collect(),
-            number: None,
-            otherwise: None,
-            guess: None,
-            joined: None,
-        }
+        Slot::of_texts(mask, texts)
     }
 
     #[test]

@@ -550,6 +550,24 @@ impl Slot {
         }
     }
 
+    /// A slot of bits `mask` that prints only the listed texts (`(packed key, text)`, sorted
+    /// here), nothing for another key.
+    pub fn of_texts(mask: u128, texts: &[(u128, &str)]) -> Slot {
+        let mut texts: Vec<(Key, String)> = texts
+            .iter()
+            .map(|(k, t)| (Key(*k), t.to_string()))
+            .collect();
+        texts.sort();
+        Slot {
+            mask,
+            texts,
+            number: None,
+            otherwise: None,
+            guess: None,
+            joined: None,
+        }
+    }
+
     /// Appends the slot's text for `word`.
     pub fn print_into(&self, word: u128, out: &mut String) {
         if let Some(j) = &self.joined {
@@ -1156,17 +1174,7 @@ mod tests {
     fn an_alias_goes_after_its_piece_when_a_rule_holds() {
         // `IMAD` then `.U32` (bit 0 clear) then a register factor in bits 8-15 (0xff = RZ):
         // `.MOV` after `IMAD` where the factor is RZ and bit 0 clear.
-        let slot = |mask: u128, texts: &[(u128, &str)]| Slot {
-            mask,
-            texts: texts
-                .iter()
-                .map(|(k, t)| (Key(*k), t.to_string()))
-                .collect(),
-            number: None,
-            otherwise: None,
-            guess: None,
-            joined: None,
-        };
+        let slot = Slot::of_texts;
         let alias = Alias {
             token: ".MOV".into(),
             after: "IMAD".into(),

@@ -171,23 +171,15 @@ fn learn_over(
             }
             continue;
         };
-        if debug {
-            let r: Vec<String> = rules
-                .iter()
-                .map(|r| {
-                    r.iter()
-                        .map(FieldTest::describe)
-                        .collect::<Vec<_>>()
-                        .join(" & ")
-                })
-                .collect();
-            eprintln!("alias {token}: {pos} of {n} answers, rules {r:?}");
-        }
-        aliases.push(Alias {
+        let alias = Alias {
             token: token.to_string(),
             after: predecessor(&pieces, &label, token),
             rules,
-        });
+        };
+        if debug {
+            eprintln!("alias {}: {pos} of {n} answers", alias.describe());
+        }
+        aliases.push(alias);
     }
     if aliases.is_empty() {
         return None;
