@@ -144,7 +144,8 @@ fn learn_over(
             opcode_pieces(&t[s..e])
         })
         .collect();
-    let tests = candidate_tests(tested, samples);
+    // Worked out at the first candidate token: most variants have none.
+    let mut tests: Option<Vec<Test>> = None;
     let small = groups
         .iter()
         .filter(|g| g.count_ones() <= MAX_KEYED_BITS)
@@ -165,7 +166,8 @@ fn learn_over(
         if keyed(samples, &label, small) {
             continue;
         }
-        let Some(rules) = cover(&tests, &label, n) else {
+        let tests = tests.get_or_insert_with(|| candidate_tests(tested, samples));
+        let Some(rules) = cover(tests, &label, n) else {
             if debug {
                 eprintln!("alias {token}: {pos} of {n} answers, not covered");
             }
