@@ -7163,6 +7163,7 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
         .take(VALUE_PAIR_COMBOS)
         .collect();
     out.extend(value_pairs(v, base.0, &combos));
+    out.extend(alias::probe_words(v, &samples));
     if base.0 != v.fixed_value {
         out.extend(joint_sweeps(v.fixed_value, &spans));
     }

@@ -105,12 +105,12 @@ pub(super) fn learn(
     learn_over(&tested_groups(v), &super::candidate_groups(v), samples)
 }
 
-/// The groups of `v` the rules test, each with its rank (0 a field of the layout, 1 a bit no
-/// field holds: a field's test is preferred where the answers cannot tell them apart). The
-/// guard and the scheduling fields are left out: no answer learned from shows nvdisasm
-/// choosing a modifier by them, and sweeps keep them at one value, so that they would
-/// stand in for the field that decides (SM90 IMAD: `.MOV` keyed by a clear stall bit where
-/// the answers with the carry set happened to have it set).
+/// The groups of `v` the rules test, each with its rank (0 a field of the layout, 1 a single
+/// bit of a scheduling field or a bit no field holds: a field's test is preferred where the
+/// answers cannot tell them apart). The guard is left out. Scheduling fields are tested bit
+/// by bit: nvdisasm 13.5 prints SM80 IMAD's `.MOV` for a factor `RZ` unless both factors'
+/// reuse bits (122, 123) are set with bit 109 clear; the designed words of [`probe_words`]
+/// tell such bits from ones that happened to differ where the sweeps kept them at one value.
 fn tested_groups(v: &crate::spec::Variant) -> Vec<(u128, u8)> {
     use crate::spec::FieldKind;
     let mut out: Vec<(u128, u8)> = v
@@ -120,13 +120,97 @@ fn tested_groups(v: &crate::spec::Variant) -> Vec<(u128, u8)> {
         .map(|f| (f.mask(), 0))
         .filter(|&(m, _)| m != 0)
         .collect();
+    let sched = v
+        .fields
+        .iter()
+        .filter(|f| matches!(f.kind, FieldKind::Sched(_)))
+        .fold(0u128, |a, f| a | f.mask());
+    let guard = v
+        .fields
+        .iter()
+        .filter(|f| matches!(f.kind, FieldKind::Guard))
+        .fold(0u128, |a, f| a | f.mask());
     let held = v.fields.iter().fold(v.fixed_mask, |a, f| a | f.mask());
     out.extend(
         (0..128)
             .map(|b| (1u128 << b, 1))
-            .filter(|&(m, _)| m & held == 0),
+            .filter(|&(m, _)| m & held == 0 || (m & sched != 0 && m & (guard | v.fixed_mask) == 0)),
     );
     out
+}
+
+/// Most answers on each side of an alias (printing its token; not printing it where the
+/// first test of one of its rules holds) that [`probe_words`] flips bits of.
+const PROBES_PER_SIDE: usize = 8;
+
+/// How many of the answers on one side [`probe_words`] flips each bit on (one fewer where
+/// the side has fewer answers; none where it has one).
+const PROBES_PER_BIT: usize = 2;
+
+/// The designed words that test the aliases of `v`'s learned printer against nvdisasm: per
+/// first test of one of an alias's rules, up to [`PROBES_PER_SIDE`] answers of `samples`
+/// where it holds that print the token and as many that do not (combination words first, in
+/// a scattered order); each bit outside the fixed bits flipped alone on [`PROBES_PER_BIT`] of
+/// each side's answers, in turn (no answer is flipped at every bit: a word with a flip of
+/// each group would become the base the printer reads slots against, as it did for SM80
+/// IMAD_R_R_R_I, a base with the guard at `PT` whose guard slot no answer placed). A bit whose flip takes
+/// the token away (or brings it) is one nvdisasm decides by; one whose flip changes nothing
+/// is not, where the answers learned from could not tell (SM80 IMAD learned `.MOV` as
+/// "factor RZ and bit 83 clear and bit 92 clear" from two random words without it; nvdisasm
+/// 13.5 leaves `.MOV` out where both factors' reuse bits are set and bit 109 is clear).
+/// Empty without aliases.
+pub(super) fn probe_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u128> {
+    let Some(p) = &v.printer else {
+        return Vec::new();
+    };
+    let mut firsts: Vec<(&str, &FieldTest)> = Vec::new();
+    for a in &p.aliases {
+        for t in a.rules.iter().filter_map(|r| r.first()) {
+            if !firsts.contains(&(a.token.as_str(), t)) {
+                firsts.push((a.token.as_str(), t));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (token, test) in firsts {
+        let mut near: Vec<(u128, bool)> = samples
+            .iter()
+            .filter(|(w, _)| test.holds(*w))
+            .map(|(w, t)| (*w, prints(t, token)))
+            .collect();
+        near.sort_by_key(|&(w, _)| {
+            (
+                !super::is_combination(w, v.fixed_mask),
+                super::scatter(w),
+                w,
+            )
+        });
+        for side in [true, false] {
+            let picked: Vec<u128> = near
+                .iter()
+                .filter(|n| n.1 == side)
+                .map(|n| n.0)
+                .take(PROBES_PER_SIDE)
+                .collect();
+            let k = picked.len();
+            let per_bit = PROBES_PER_BIT.min(k.saturating_sub(1));
+            for (j, b) in super::bits_of(!v.fixed_mask).enumerate() {
+                for i in 0..per_bit {
+                    out.push(picked[(j + i * k / per_bit) % k] ^ b);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the opcode word of `text` has the modifier piece `token` (not the mnemonic).
+fn prints(text: &str, token: &str) -> bool {
+    let (s, e) = opcode_word(text);
+    opcode_pieces(&text[s..e])
+        .iter()
+        .skip(1)
+        .any(|x| *x == token)
 }
 
 /// [`learn`] with the groups tested (`tested`, with their ranks) and the variant's candidate
@@ -454,5 +538,132 @@ mod tests {
         assert_eq!(opcode_pieces(&t[s..e]), vec!["IMAD", ".MOV", ".U32"]);
         assert_eq!(strip(t, ".MOV"), "@!P1 IMAD.U32 R6, RZ, RZ, R13 ;");
         assert_eq!(strip("BRA 0x10;", ".MOV"), "BRA 0x10;");
+    }
+
+    /// synth/SM80/IMAD.txt's IMAD_R_R_R_R (factor b in bits 32-39, reuse bits 122-125, bit
+    /// 109, the guard in bits 12-15).
+    fn imad_r_r_r_r() -> crate::spec::Variant {
+        let text = include_str!("../../../synth/SM80/IMAD.txt");
+        let t = crate::spec::parse_table("synth/SM80/IMAD.txt", text).unwrap();
+        t.variants
+            .into_iter()
+            .find(|v| v.key == "IMAD_R_R_R_R")
+            .unwrap()
+    }
+
+    #[test]
+    fn scheduling_bits_are_tested_one_by_one_and_the_guard_never() {
+        let v = imad_r_r_r_r();
+        let tested = tested_groups(&v);
+        assert!(tested.contains(&(0xff << 32, 0)));
+        assert!(tested.contains(&(1 << 122, 1)) && tested.contains(&(1 << 109, 1)));
+        assert!(!tested.iter().any(|&(m, _)| m == 0xf << 122));
+        assert!(!tested.iter().any(|&(m, _)| m & 0xf << 12 != 0));
+        assert!(tested.iter().all(|&(m, _)| m & v.fixed_mask == 0));
+    }
+
+    #[test]
+    fn a_scheduling_bit_rule_is_learned_from_answers_that_show_it() {
+        // nvdisasm 13.5 on SM80 IMAD: `.MOV` for a factor RZ (bits 8-15) unless both reuse
+        // bits (122, 123) are set with bit 109 clear.
+        let (reuse_a, reuse_b, y) = (1u128 << 122, 1u128 << 123, 1u128 << 109);
+        let mut owned: Vec<(u128, String)> = Vec::new();
+        for d in [1u128, 2, 5, 9] {
+            for f in [0u128, 3, 0xff] {
+                for s in 0..8u128 {
+                    let bit = |i: u128, m: u128| if s >> i & 1 == 1 { m } else { 0 };
+                    let w = d << 16 | f << 8 | bit(0, reuse_a) | bit(1, reuse_b) | bit(2, y);
+                    let mov = f == 0xff && !(s & 3 == 3 && s >> 2 == 0);
+                    let r = if f == 0xff {
+                        "RZ".into()
+                    } else {
+                        format!("R{f}")
+                    };
+                    let m = if mov { ".MOV" } else { "" };
+                    owned.push((w, format!("@P0 IMAD{m}.U32 R{d}, {r} ;")));
+                }
+            }
+        }
+        let samples: Vec<Sample> = owned.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let groups = [0xff_0000, 0xff00, reuse_a, reuse_b, y];
+        let tested = [
+            (0xff_0000, 0),
+            (0xff00, 0),
+            (reuse_a, 1),
+            (reuse_b, 1),
+            (y, 1),
+        ];
+        let (aliases, _) = learn_over(&tested, &groups, &samples).expect("an alias");
+        let a = &aliases[0];
+        assert_eq!(a.token, ".MOV");
+        for (w, t) in &owned {
+            assert_eq!(a.holds(*w), t.contains(".MOV"), "{w:032x} {t}");
+        }
+    }
+
+    #[test]
+    fn probes_flip_each_free_bit_on_some_answers_of_each_side() {
+        use crate::spec::printer::{Printer, Slot};
+        let mut v = imad_r_r_r_r();
+        let rz = FieldTest {
+            mask: 0xff << 32,
+            test: ValueTest::Equals(Key(0xff)),
+        };
+        v.printer = Some(Printer {
+            slots: vec![Slot::fixed("IMAD")],
+            learned_permille: 1000,
+            form_mask: 0,
+            forms: vec![],
+            double_spaces: false,
+            aliases: vec![Alias {
+                token: ".MOV".into(),
+                after: "IMAD".into(),
+                rules: vec![vec![rz.clone()]],
+            }],
+        });
+        // Three answers with the factor RZ printing `.MOV`, two without (at least 3 bits
+        // apart, so that no flip of one is a flip of another); one with another factor
+        // (never picked).
+        let base = v.fixed_value | 0xff << 32;
+        let words = [
+            base,
+            base | 0x07 << 16,
+            base | 0x38 << 16,
+            base | 0xd << 122,
+            base | 0x38 << 16 | 0xb << 122,
+        ];
+        let owned: Vec<(u128, &str)> = vec![
+            (words[0], "IMAD.MOV.U32 R0, R0, RZ, R0 ;"),
+            (words[1], "IMAD.MOV.U32 R7, R0, RZ, R0 ;"),
+            (words[2], "IMAD.MOV.U32 R56, R0, RZ, R0 ;"),
+            (words[3], "IMAD.U32 R0, R0, RZ, R0 ;"),
+            (words[4], "IMAD.U32 R56, R0, RZ, R0 ;"),
+            (v.fixed_value, "IMAD.U32 R0, R0, R0, R0 ;"),
+        ];
+        let probes = probe_words(&v, &owned);
+        let free = (!v.fixed_mask).count_ones() as usize;
+        // Each free bit flipped on two of the three answers printing `.MOV` and on one of
+        // the two without.
+        assert_eq!(probes.len(), free * 3);
+        for b in 0..128u32 {
+            let bit = 1u128 << b;
+            let on: Vec<&u128> = words
+                .iter()
+                .filter(|&&w| probes.contains(&(w ^ bit)))
+                .collect();
+            let expect = if v.fixed_mask & bit == 0 { 3 } else { 0 };
+            assert_eq!(on.len(), expect, "bit {b}");
+        }
+        assert!(probes.iter().all(|&p| p & v.fixed_mask == v.fixed_value));
+        // No answer is flipped at every free bit.
+        for w in words {
+            assert!(
+                probes
+                    .iter()
+                    .filter(|&&p| (p ^ w).count_ones() == 1)
+                    .count()
+                    < free
+            );
+        }
     }
 }
