@@ -108,6 +108,15 @@ fn resolve_variant(v: &Variant, vr: &VariantReading, taken: u128) -> Variant {
             // A scheduling bit nvdisasm refuses alone may be fine with other scheduling bits
             // (compiled words set it): keep the field; its refused values are learned later.
             Effect::Illegal(_) if sched => continue,
+            // Read around another legal word (the fixed word refused, [`super::flips::
+            // rebase_centre`]): that word already sets a field away from the table's value,
+            // and a flip refused there is a pair of values nvdisasm refuses together, not a
+            // fixed bit; the table's field is kept (SM80 I2F, synthesised: its modi 1, bits
+            // 74-76, holds the destination type in bits 75-76; ptxas writes them at 0b10
+            // with a 64-bit source, refused around the 8-bit source the centre has).
+            Effect::Illegal(_) if vr.centre.is_some() && matches!(roles[b], Role::Field(..)) => {
+                continue;
+            }
             Effect::Illegal(_) | Effect::Mnemonic(_) => {
                 roles[b] = Role::Fixed(base_bit);
                 continue;
