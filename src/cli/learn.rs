@@ -223,10 +223,11 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         }
     );
     eprintln!(
-        "learn: next: sass-conform diff --specs {0} --oracle {1} --resolved {2}; sass-conform resolve {0} --oracle {1} --resolved {2}",
+        "learn: next: {3} diff --specs {0} --oracle {1} --resolved {2}; {3} resolve {0} --oracle {1} --resolved {2}",
         ws.specs.display(),
         ws.oracle.display(),
-        ws.resolved.display()
+        ws.resolved.display(),
+        invoked_as()
     );
     if skipped.is_empty() {
         Ok(ExitCode::SUCCESS)
@@ -261,6 +262,15 @@ fn sweep_rounds(ws: &Workspace, view: &ViewArgs, nvdisasm: &Option<PathBuf>) -> 
         oracle::interrupt::check()?;
     }
     Ok(())
+}
+
+/// The program as the user ran it (`./target/release/sass-conform`, or `sass-conform` when
+/// it came from `PATH`), for the commands `learn` suggests next.
+fn invoked_as() -> String {
+    std::env::args()
+        .next()
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| "sass-conform".into())
 }
 
 fn step(what: &str) {
