@@ -124,7 +124,7 @@ pub fn learn(fixed_mask: u128, groups: &[u128], samples: &[Sample]) -> Option<Pr
 }
 
 /// How answers are cut into slot texts: which texts a slot is known to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Cutting {
     /// Every slot knows the texts it printed over its whole span in the sweeps.
     SlotTexts,
@@ -702,7 +702,7 @@ const MAX_SPLIT_FIELD_BITS: u32 = 8;
 
 /// How [`pick_base`] chooses among candidate base words that show the same number of groups
 /// alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum BasePick {
     /// The one with fewest bits set (then the lowest word).
     FewestBits,
@@ -717,12 +717,24 @@ enum BasePick {
 /// What one variant's fits share: the slots [`fit_slot`] fitted, by everything the fit reads
 /// (the slot's bits, the base word, the candidate groups, the (word, text) pairs): two ways of
 /// cutting the same answers often give a slot the same texts; and the plain fits within them
-/// ([`PlainFits`]).
+/// ([`PlainFits`]); and the printers [`learn_at`] and [`learn_flat`] learned, by everything
+/// they read: the trials of one variant ask for the same printer again (the trial that wins
+/// is learned again from the same answers; both base picks often choose the same base word).
 #[derive(Default)]
 struct SlotCache<'a> {
     slots: HashMap<SlotKey<'a>, Slot>,
     plain: PlainFits,
+    at: HashMap<AtKey<'a>, Option<Printer>>,
+    flat: HashMap<FlatKey<'a>, Printer>,
 }
+
+/// What [`learn_at`] reads: the fixed bits, the candidate groups, the answers with a text,
+/// the depth of forms left, the way of cutting and the way of picking the base word.
+type AtKey<'a> = (u128, Vec<u128>, Vec<Sample<'a>>, u32, Cutting, BasePick);
+
+/// What [`learn_flat`] reads: the fixed bits, the candidate groups, the answers with a text,
+/// the way of cutting and the base word (the rest of its [`Reach`] follows from these).
+type FlatKey<'a> = (u128, Vec<u128>, Vec<Sample<'a>>, Cutting, Sample<'a>);
 
 /// What [`fit_slot`] reads: the slot's bits, the base word, the candidate groups, the (word,
 /// text) pairs.
@@ -778,6 +790,10 @@ impl PlainFits {
     }
 }
 
+/// The printer of `samples` (those with a text): one printer per value of the form bits
+/// where the base word's spans show some ([`learn_forms`], at most `depth` levels), else the
+/// slots cut from the answers around the base word ([`learn_flat`]). Learned once per
+/// distinct input in `cache`.
 fn learn_at<'a>(
     fixed_mask: u128,
     groups: &[u128],
@@ -790,27 +806,71 @@ fn learn_at<'a>(
         .copied()
         .filter(|(_, t)| !t.is_empty())
         .collect();
-    let Reach {
-        base,
-        t0,
-        split,
-        spans,
-    } = reach(fixed_mask, groups, &samples, pick)?;
-    let form = if depth > 0 { form_mask(&spans) } else { 0 };
+    let key = (fixed_mask, groups.to_vec(), samples, depth, cutting, pick);
+    if let Some(p) = cache.at.get(&key) {
+        return p.clone();
+    }
+    let p = learn_at_fresh(fixed_mask, groups, &key.2, (depth, cutting, pick), cache);
+    cache.at.insert(key, p.clone());
+    p
+}
+
+/// [`learn_at`] of answers that all have a text, not looked up in the cache (but for the
+/// [`learn_flat`] part, which does not depend on how the base word was picked).
+fn learn_at_fresh<'a>(
+    fixed_mask: u128,
+    groups: &[u128],
+    samples: &[Sample<'a>],
+    (depth, cutting, pick): (u32, Cutting, BasePick),
+    cache: &mut SlotCache<'a>,
+) -> Option<Printer> {
+    let r = reach(fixed_mask, groups, samples, pick)?;
+    let form = if depth > 0 { form_mask(&r.spans) } else { 0 };
     if form != 0 {
         return learn_forms(
             fixed_mask,
             form,
             groups,
-            &samples,
+            samples,
             (depth - 1, cutting, pick),
             cache,
         );
     }
+    let key = (
+        fixed_mask,
+        groups.to_vec(),
+        samples.to_vec(),
+        cutting,
+        r.base,
+    );
+    if let Some(p) = cache.flat.get(&key) {
+        return Some(p.clone());
+    }
+    let p = learn_flat(fixed_mask, groups, samples, r, cutting, cache);
+    cache.flat.insert(key, p.clone());
+    Some(p)
+}
+
+/// The printer of `samples` (all with a text) without form bits: slots placed by the spans
+/// of `reach` (around its base word), the answers cut by them and each slot fitted.
+fn learn_flat<'a>(
+    fixed_mask: u128,
+    groups: &[u128],
+    samples: &[Sample<'a>],
+    reach: Reach<'a>,
+    cutting: Cutting,
+    cache: &mut SlotCache<'a>,
+) -> Printer {
+    let Reach {
+        base,
+        t0,
+        split,
+        spans,
+    } = reach;
     let mut slots = merge_spans(spans.clone());
-    merge_joint(&mut slots, &samples, (base.0, fixed_mask), &t0);
+    merge_joint(&mut slots, samples, (base.0, fixed_mask), &t0);
     if cutting == Cutting::SlotTexts {
-        slot_vocab(&mut slots, &spans, &samples, (base.0, fixed_mask), &t0);
+        slot_vocab(&mut slots, &spans, samples, (base.0, fixed_mask), &t0);
     }
     let mut skel = skeleton(&t0, &slots);
     if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
@@ -828,12 +888,12 @@ fn learn_at<'a>(
             eprintln!("  slot {:x}: {}..{}", s.mask, s.start, s.end);
         }
     }
-    order_gaps(&mut skel, &slots, (&samples, base.0), cutting);
+    order_gaps(&mut skel, &slots, (samples, base.0), cutting);
     // Groups never legal alone (a reuse bit): placed by pairs of answers that differ in them
     // only (the `oracle sweeps` experiment makes such pairs).
     let placed: u128 = spans.iter().fold(0, |m, s| m | s.mask);
     let missing: Vec<u128> = split.into_iter().filter(|g| g & placed == 0).collect();
-    for (after, new) in pair_slots(&missing, &samples, &skel, &slots, cutting) {
+    for (after, new) in pair_slots(&missing, samples, &skel, &slots, cutting) {
         let k = slots.len();
         slots.push(new);
         let at = skel
@@ -841,12 +901,12 @@ fn learn_at<'a>(
             .position(|e| matches!(e, Elem::Slot(i) if *i == after.0))
             .map_or(skel.len(), |p| if after.1 { p + 1 } else { p });
         skel.insert(at, Elem::Slot(k));
-        settle_paired(&mut skel, k, &slots, &samples, cutting);
+        settle_paired(&mut skel, k, &slots, samples, cutting);
     }
     let cutter = Cutter::new(&skel, &slots, cutting);
     let mut cut: Vec<(u128, Vec<&str>)> = Vec::with_capacity(samples.len());
     let mut uncut: Vec<&str> = Vec::new();
-    for &(w, t) in &samples {
+    for &(w, t) in samples {
         match cut_sample(&cutter, t) {
             Some(c) => cut.push((w, c)),
             None => uncut.push(t),
@@ -859,7 +919,7 @@ fn learn_at<'a>(
         }
     }
     let (fitted, alone) = fit_cut(&skel, &slots, &cut, groups, base.0, cache);
-    let mut p = printer_of(fitted, &samples);
+    let mut p = printer_of(fitted, samples);
     // Answers a cut could split two ways alike (a space that either of two slots may print)
     // are cut again, each slot's text as the first fit prints it preferred, and fitted again;
     // the printer right on more answers is kept.
@@ -886,19 +946,19 @@ fn learn_at<'a>(
             .collect();
         if hinted != cut {
             let (refit, _) = fit_cut(&skel, &slots, &hinted, groups, base.0, cache);
-            let q = printer_of(refit, &samples);
+            let q = printer_of(refit, samples);
             if q.learned_permille > p.learned_permille {
                 p = q;
             }
         }
     }
     if p.learned_permille < 1000
-        && let Some(q) = absorbed(&cutter, &samples, &uncut, (groups, base.0, cutting), cache)
+        && let Some(q) = absorbed(&cutter, samples, &uncut, (groups, base.0, cutting), cache)
         && q.learned_permille > p.learned_permille
     {
         p = q;
     }
-    Some(p)
+    p
 }
 
 /// Least share of the answers, in per mille, that must fail to cut before [`absorbed`]
@@ -1310,6 +1370,9 @@ fn pick_base<'a>(
             }
         }
     }
+    // No group holds a difference wider than the widest group: those are left out before
+    // sorting (most combination words).
+    let widest = groups.iter().map(|g| g.count_ones()).max().unwrap_or(0);
     order
         .iter()
         .enumerate()
@@ -1321,6 +1384,7 @@ fn pick_base<'a>(
                 .map(|(w, _)| (w ^ b) & !fixed_mask)
                 .filter(|&d| d != 0)
                 .map(|d| (d.count_ones(), d))
+                .filter(|&(bits, _)| bits <= widest)
                 .collect();
             diffs.sort_unstable();
             diffs.dedup();
