@@ -6893,7 +6893,7 @@ fn fit_texts(
     // one right on more set-aside answers is kept (ties to cutting by slot texts, then to the
     // fewest-bits base). The trials share the slots they cut alike (one cache).
     let mut cache = SlotCache::default();
-    let ((cutting, pick), trial) = [Cutting::SlotTexts, Cutting::GroupTexts]
+    let ((cutting, pick), trial, fit_right) = [Cutting::SlotTexts, Cutting::GroupTexts]
         .into_iter()
         .flat_map(|c| [(c, BasePick::FewestBits), (c, BasePick::MostSwept)])
         .map(|(c, b)| {
@@ -6914,15 +6914,16 @@ fn fit_texts(
                     fit.len()
                 );
             }
-            ((c, b), p)
+            let fit_right = p.as_ref().map_or(0, |p| right(p, &fit));
+            ((c, b), p, fit_right)
         })
-        .max_by_key(|((c, b), p)| {
+        .max_by_key(|((c, b), p, fit_right)| {
             // With nothing set aside, the answers fitted choose the base word (not the way of
             // cutting: cutting by group texts memorises more, SM90 FMUL's float immediate).
             (
                 p.as_ref().map_or(0, |p| right(p, &val)),
                 *c == Cutting::SlotTexts,
-                p.as_ref().map_or(0, |p| right(p, &fit)),
+                *fit_right,
                 *b == BasePick::FewestBits,
             )
         })
@@ -6939,21 +6940,19 @@ fn fit_texts(
         || trial
             .as_ref()
             .is_some_and(|p| right(p, &val) >= old_val && !val.is_empty())
-        || (val.is_empty() && trial.as_ref().is_some_and(|p| right(p, &fit) >= old));
+        || (val.is_empty() && trial.is_some() && fit_right >= old);
     // The printer learned from all answers, unless it is worse on them than the trial one
-    // (a base word of another shape among the added answers can misalign every slot).
+    // (a base word of another shape among the added answers can misalign every slot). With
+    // nothing set aside the trial was learned from all of them: it is that printer.
     let p = keep.then(|| {
-        let all = learn_at(
-            v.fixed_mask,
-            &groups,
-            samples,
-            (MAX_FORM_DEPTH, cutting, pick),
-            &mut cache,
-        );
-        let trial_right = trial.as_ref().map_or(0, |p| right(p, samples));
-        let p = match all {
-            Some(p) if right(&p, samples) >= trial_right => Some(p),
-            _ => trial.clone(),
+        let p = match val.is_empty() {
+            true => trial.clone(),
+            false => learned_from_all(
+                (v.fixed_mask, &groups),
+                samples,
+                (trial.as_ref(), cutting, pick),
+                &mut cache,
+            ),
         };
         p.map(|p| {
             gathered_forms(
@@ -6971,6 +6970,35 @@ fn fit_texts(
     });
     let new = p.as_ref().map_or(0, |p| right(p, samples));
     (id, p, if keep { new } else { old }, samples.len())
+}
+
+/// The printer learned from all of `samples` with the trial's way of cutting and picking the
+/// base word, unless it reproduces fewer of them than `trial` (learned without the answers
+/// set aside).
+fn learned_from_all<'a>(
+    (fixed_mask, groups): (u128, &[u128]),
+    samples: &[Sample<'a>],
+    (trial, cutting, pick): (Option<&Printer>, Cutting, BasePick),
+    cache: &mut SlotCache<'a>,
+) -> Option<Printer> {
+    let right = |p: &Printer| {
+        samples
+            .iter()
+            .filter(|(w, t)| p.slots_text(*w) == *t)
+            .count()
+    };
+    let all = learn_at(
+        fixed_mask,
+        groups,
+        samples,
+        (MAX_FORM_DEPTH, cutting, pick),
+        cache,
+    );
+    let trial_right = trial.map_or(0, right);
+    match all {
+        Some(p) if right(&p) >= trial_right => Some(p),
+        _ => trial.cloned(),
+    }
 }
 
 /// Whether [`fit_variant`] sets answers aside ([`set_aside`]) to choose a printer, or decides
