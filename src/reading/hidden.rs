@@ -16,7 +16,8 @@ use crate::codec::{Codec, VariantId, Word};
 use crate::oracle::text::Line;
 use crate::oracle::{Answer, Entry};
 use crate::spec::{BitRange, Field, FieldKind, Table, Variant};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 /// Fewest pairs of words (differing in the bit alone) that must show a bit moving an operand.
 pub const MIN_PAIRS: usize = 2;
@@ -74,7 +75,7 @@ fn free_bits(v: &Variant) -> u128 {
 /// same variant.
 fn pair_votes(codec: &Codec, entries: &[Entry]) -> Votes {
     let texts = legal_texts(entries);
-    let mut votes: Votes = HashMap::new();
+    let mut votes: Votes = HashMap::default();
     for (&(arch, w), &t) in &texts {
         let Some(d) = codec.decode(arch, Word(w)) else {
             continue;

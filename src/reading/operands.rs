@@ -17,7 +17,7 @@ use crate::oracle::{Answer, Entry};
 use crate::reading::forms::Form;
 use crate::render::Renderer;
 use crate::spec::{BitRange, FieldKind, Table};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Widest operand field learned value by value.
 pub const MAX_BITS: u32 = 8;
@@ -157,9 +157,9 @@ fn learn_pass(
     };
     let r = Renderer::new(&codec);
     // (table, variant, field) -> (votes without context, votes per context field).
-    let mut votes: FieldVotes = HashMap::new();
+    let mut votes: FieldVotes = HashMap::default();
     let by_variant: HashMap<(usize, usize), Vec<&Target>> =
-        targets.iter().fold(HashMap::new(), |mut m, t| {
+        targets.iter().fold(HashMap::default(), |mut m, t| {
             m.entry((t.0, t.1)).or_default().push(t);
             m
         });

@@ -9,7 +9,8 @@ use crate::oracle::text::Line;
 use crate::oracle::{Answer, Entry};
 use crate::render::Renderer;
 use crate::spec::{BitRange, Field, FieldKind, Table, Variant};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 /// What a bit is in the resolved layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,7 +191,7 @@ type FieldBits = (FieldKind, Vec<(u8, u8)>);
 fn build_fields(v: &mut Variant, roles: &[Role]) {
     let old: Vec<Field> = std::mem::take(&mut v.fields);
     let mut bits: BTreeMap<(usize, String), FieldBits> = BTreeMap::new();
-    let mut first_bit: HashMap<String, usize> = HashMap::new();
+    let mut first_bit: HashMap<String, usize> = HashMap::default();
     v.fixed_mask = 0;
     v.fixed_value = 0;
     let mut described = 0u128;
@@ -259,9 +260,9 @@ pub fn learn_printing(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
         return tables;
     };
     let r = Renderer::new(&codec);
-    let mut tally: Tally = HashMap::new();
-    let mut ours: HashMap<(VariantId, usize, u64), String> = HashMap::new();
-    let mut seen: HashMap<(VariantId, usize, u64), (usize, usize)> = HashMap::new();
+    let mut tally: Tally = HashMap::default();
+    let mut ours: HashMap<(VariantId, usize, u64), String> = HashMap::default();
+    let mut seen: HashMap<(VariantId, usize, u64), (usize, usize)> = HashMap::default();
     let mut text = String::new();
     for e in entries {
         let Some(d) = codec.decode(e.arch, Word(e.word)) else {
@@ -300,7 +301,7 @@ pub fn learn_printing(tables: Vec<Table>, entries: &[Entry]) -> Vec<Table> {
             }
         }
     }
-    let mut wide: HashMap<(VariantId, usize), Vec<(u64, String)>> = HashMap::new();
+    let mut wide: HashMap<(VariantId, usize), Vec<(u64, String)>> = HashMap::default();
     for (key @ (id, fi, val), texts) in tally {
         let (best, _) = texts
             .into_iter()
@@ -580,7 +581,7 @@ fn mod_runs(v: &Variant, d: &crate::codec::Decoded) -> Vec<(usize, usize)> {
 /// fixed word's text.
 fn learn_order(codec: &Codec, entries: &[Entry]) -> HashMap<VariantId, Vec<String>> {
     // Which token runs each field prints, from the tables (names of its group) and flags.
-    let mut before: HashMap<VariantId, HashMap<(String, String), usize>> = HashMap::new();
+    let mut before: HashMap<VariantId, HashMap<(String, String), usize>> = HashMap::default();
     for e in entries {
         let Answer::Text(t) = &e.answer else { continue };
         let Some(d) = codec.decode(e.arch, Word(e.word)) else {
@@ -600,7 +601,7 @@ fn learn_order(codec: &Codec, entries: &[Entry]) -> HashMap<VariantId, Vec<Strin
             }
         }
     }
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for id in codec.ids() {
         let v = codec.variant(id);
         let mut items: Vec<String> = Vec::new();
