@@ -362,7 +362,7 @@ fn judged_forms<'a>(
     if val.len() < MIN_FORM_JUDGES {
         return printer;
     }
-    let right = |p: &Printer| val.iter().filter(|(w, t)| p.slots_text(*w) == *t).count();
+    let right = |p: &Printer| reproduced(p, &val);
     let floor = right(blind.unwrap_or(&printer));
     let margin = (val.len() * MIN_FORM_GAIN_PERMILLE / 1000).max(2);
     let mut best: Option<(usize, u128)> = None;
@@ -1156,6 +1156,19 @@ fn double_spaces(samples: &[Sample]) -> bool {
     samples.iter().any(|(_, t)| t.contains("  "))
 }
 
+/// How many of `samples` `p`'s slots print as nvdisasm did ([`Printer::slots_text`]), all
+/// printed into one buffer.
+fn reproduced(p: &Printer, samples: &[Sample]) -> usize {
+    let mut buf = String::with_capacity(64);
+    samples
+        .iter()
+        .filter(|(w, t)| {
+            p.slots_text_into(*w, &mut buf);
+            buf == *t
+        })
+        .count()
+}
+
 /// The printer of `slots`, with the share of `samples` it prints right.
 fn printer_of(slots: Vec<Slot>, samples: &[Sample]) -> Printer {
     let mut p = Printer {
@@ -1166,10 +1179,7 @@ fn printer_of(slots: Vec<Slot>, samples: &[Sample]) -> Printer {
         double_spaces: double_spaces(samples),
         aliases: Vec::new(),
     };
-    let ok = samples
-        .iter()
-        .filter(|(w, t)| p.slots_text(*w) == *t)
-        .count();
+    let ok = reproduced(&p, samples);
     p.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
     p
 }
@@ -1499,10 +1509,7 @@ fn learn_forms<'a>(
         aliases: Vec::new(),
     };
     share_slots(&mut p);
-    let ok = samples
-        .iter()
-        .filter(|(w, t)| p.slots_text(*w) == *t)
-        .count();
+    let ok = reproduced(&p, samples);
     p.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
     Some(p)
 }
@@ -6829,10 +6836,7 @@ fn fit_variant(
         return plain;
     };
     p.aliases = aliases;
-    let ok = samples
-        .iter()
-        .filter(|(w, t)| p.slots_text(*w) == *t)
-        .count();
+    let ok = reproduced(&p, samples);
     p.learned_permille = (ok * 1000 / n.max(1)) as u32;
     if std::env::var_os("SASS_CONFORM_DEBUG_ALIAS").is_some() {
         eprintln!(
@@ -6871,11 +6875,16 @@ fn fit_texts(
     };
     let v = codec.variant(vid);
     let table_shaped = |s: &[Sample]| {
+        let mut buf = String::with_capacity(64);
         s.iter()
             .filter(|(w, t)| {
                 codec
                     .decode_as(vid, crate::codec::Word(*w))
-                    .is_some_and(|d| renderer.render(codec, &d) == *t)
+                    .is_some_and(|d| {
+                        buf.clear();
+                        renderer.render_into(codec, &d, &mut buf);
+                        buf == *t
+                    })
             })
             .count()
     };
@@ -6887,8 +6896,7 @@ fn fit_texts(
     let (val, fit): (Vec<Sample>, Vec<Sample>) = samples
         .iter()
         .partition(|(w, _)| PRINTER_SET_ASIDE && set_aside(*w));
-    let right =
-        |p: &Printer, s: &[Sample]| s.iter().filter(|(w, t)| p.slots_text(*w) == *t).count();
+    let right = reproduced;
     // Both ways of cutting answers and both ways of choosing the base word are tried; the
     // one right on more set-aside answers is kept (ties to cutting by slot texts, then to the
     // fewest-bits base). The trials share the slots they cut alike (one cache).
@@ -6981,12 +6989,7 @@ fn learned_from_all<'a>(
     (trial, cutting, pick): (Option<&Printer>, Cutting, BasePick),
     cache: &mut SlotCache<'a>,
 ) -> Option<Printer> {
-    let right = |p: &Printer| {
-        samples
-            .iter()
-            .filter(|(w, t)| p.slots_text(*w) == *t)
-            .count()
-    };
+    let right = |p: &Printer| reproduced(p, samples);
     let all = learn_at(
         fixed_mask,
         groups,

@@ -481,9 +481,16 @@ impl Printer {
     /// ([`crate::reading::printer`]).
     pub fn slots_text(&self, word: u128) -> String {
         let mut s = String::with_capacity(64);
-        self.print_slots(word, &mut s);
-        self.print_aliases(word, &mut s, 0);
+        self.slots_text_into(word, &mut s);
         s
+    }
+
+    /// [`Printer::slots_text`] into `out` (cleared first): a caller that checks many words
+    /// reuses one buffer.
+    pub fn slots_text_into(&self, word: u128, out: &mut String) {
+        out.clear();
+        self.print_slots(word, out);
+        self.print_aliases(word, out, 0);
     }
 
     /// Inserts the tokens of the aliases that hold for `word` into `out[from..]`.
