@@ -1370,9 +1370,7 @@ fn pick_base<'a>(
     samples: &[Sample<'a>],
     pick: BasePick,
 ) -> Option<Sample<'a>> {
-    let mut order: Vec<&Sample> = samples.iter().collect();
-    order.sort_by_key(|(w, _)| ((w & !fixed_mask).count_ones(), *w));
-    order.truncate(BASE_CANDIDATES);
+    let mut order = fewest_bits_first(fixed_mask, samples, BASE_CANDIDATES);
     if pick == BasePick::MostSwept {
         for c in sweep_centres(groups, samples) {
             if !order.iter().any(|(w, _)| *w == c.0) {
@@ -1421,6 +1419,29 @@ fn pick_base<'a>(
             (seen, richness, std::cmp::Reverse(*i))
         })
         .map(|(_, s)| **s)
+}
+
+/// The `n` answers with the fewest bits set outside `fixed_mask`, in that order (ties to the
+/// lower word, then to the earlier answer): a partial selection, not a sort of every answer.
+fn fewest_bits_first<'s, 'a>(
+    fixed_mask: u128,
+    samples: &'s [Sample<'a>],
+    n: usize,
+) -> Vec<&'s Sample<'a>> {
+    let key = |i: usize| {
+        let w = samples[i].0;
+        ((w & !fixed_mask).count_ones(), w, i)
+    };
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut idx: Vec<usize> = (0..samples.len()).collect();
+    if idx.len() > n {
+        idx.select_nth_unstable_by_key(n - 1, |&i| key(i));
+        idx.truncate(n);
+    }
+    idx.sort_unstable_by_key(|&i| key(i));
+    idx.into_iter().map(|i| &samples[i]).collect()
 }
 
 /// Most form bits one printer splits on.
@@ -6901,6 +6922,9 @@ fn fit_texts(
     // one right on more set-aside answers is kept (ties to cutting by slot texts, then to the
     // fewest-bits base). The trials share the slots they cut alike (one cache).
     let mut cache = SlotCache::default();
+    // Trials often learn the same printer (both base picks choose the same base word): each
+    // distinct printer is scored once.
+    let mut scored: Vec<(Printer, usize)> = Vec::new();
     let ((cutting, pick), trial, fit_right) = [Cutting::SlotTexts, Cutting::GroupTexts]
         .into_iter()
         .flat_map(|c| [(c, BasePick::FewestBits), (c, BasePick::MostSwept)])
@@ -6922,7 +6946,7 @@ fn fit_texts(
                     fit.len()
                 );
             }
-            let fit_right = p.as_ref().map_or(0, |p| right(p, &fit));
+            let fit_right = p.as_ref().map_or(0, |p| score_once(&mut scored, p, &fit));
             ((c, b), p, fit_right)
         })
         .max_by_key(|((c, b), p, fit_right)| {
@@ -6978,6 +7002,17 @@ fn fit_texts(
     });
     let new = p.as_ref().map_or(0, |p| right(p, samples));
     (id, p, if keep { new } else { old }, samples.len())
+}
+
+/// [`reproduced`] of `p` on `samples`, or its count in `scored` when an equal printer was
+/// scored before (on the same answers: the caller keeps one list per set of answers).
+fn score_once(scored: &mut Vec<(Printer, usize)>, p: &Printer, samples: &[Sample]) -> usize {
+    if let Some((_, n)) = scored.iter().find(|(q, _)| q == p) {
+        return *n;
+    }
+    let n = reproduced(p, samples);
+    scored.push((p.clone(), n));
+    n
 }
 
 /// The printer learned from all of `samples` with the trial's way of cutting and picking the
