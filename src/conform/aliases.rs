@@ -112,7 +112,7 @@ fn prints(text: &str, token: &str) -> bool {
 mod tests {
     use super::*;
     use crate::oracle::Answer;
-    use crate::spec::printer::{FieldTest, Key, Printer, Slot, ValueTest};
+    use crate::spec::printer::{FieldTest, Key, Printer, ValueTest};
 
     #[test]
     fn an_alias_is_a_finding_with_a_word_where_it_holds_and_the_nearest_where_not() {
@@ -134,14 +134,7 @@ mod tests {
                 test: ValueTest::Equals(Key(1)),
             }]],
         };
-        v.printer = Some(Printer {
-            slots: vec![Slot::fixed("IMAD")],
-            learned_permille: 1000,
-            form_mask: 0,
-            forms: vec![],
-            double_spaces: false,
-            aliases: vec![alias],
-        });
+        v.printer = Some(Printer::of_aliases("IMAD", vec![alias]));
         let e = |w: u128, t: &str| Entry {
             arch: Arch(90),
             word: w,

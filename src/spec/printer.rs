@@ -464,6 +464,19 @@ fn bit_runs(mask: u128) -> impl Iterator<Item = (u32, u128)> {
 }
 
 impl Printer {
+    /// A printer of one fixed text and `aliases` (tests of what reads the aliases).
+    #[cfg(test)]
+    pub(crate) fn of_aliases(text: &str, aliases: Vec<Alias>) -> Printer {
+        Printer {
+            slots: vec![Slot::fixed(text)],
+            learned_permille: 1000,
+            form_mask: 0,
+            forms: vec![],
+            double_spaces: false,
+            aliases,
+        }
+    }
+
     /// The text of `word` (a word of the variant this printer was learned for), appended to
     /// `out`; runs of spaces printed as one unless [`Printer::double_spaces`].
     pub fn print_into(&self, word: u128, out: &mut String) {

@@ -22,8 +22,9 @@ const MAX_KEYED_BITS: u32 = 4;
 /// an alias; also the fewest answers a rule must cover.
 const MIN_ALIAS_ANSWERS: usize = 3;
 
-/// Most rules (alternatives) per alias.
-const MAX_RULES: usize = 4;
+/// Most rules (alternatives) per alias: SM80 IMAD's `.MOV` takes six (either factor `RZ`,
+/// with either reuse bit clear or bit 109 set).
+const MAX_RULES: usize = 8;
 
 /// Most tests per rule.
 const MAX_RULE_TESTS: usize = 3;
@@ -603,24 +604,20 @@ mod tests {
 
     #[test]
     fn probes_flip_each_free_bit_on_some_answers_of_each_side() {
-        use crate::spec::printer::{Printer, Slot};
+        use crate::spec::printer::Printer;
         let mut v = imad_r_r_r_r();
         let rz = FieldTest {
             mask: 0xff << 32,
             test: ValueTest::Equals(Key(0xff)),
         };
-        v.printer = Some(Printer {
-            slots: vec![Slot::fixed("IMAD")],
-            learned_permille: 1000,
-            form_mask: 0,
-            forms: vec![],
-            double_spaces: false,
-            aliases: vec![Alias {
+        v.printer = Some(Printer::of_aliases(
+            "IMAD",
+            vec![Alias {
                 token: ".MOV".into(),
                 after: "IMAD".into(),
                 rules: vec![vec![rz.clone()]],
             }],
-        });
+        ));
         // Three answers with the factor RZ printing `.MOV`, two without (at least 3 bits
         // apart, so that no flip of one is a flip of another); one with another factor
         // (never picked).
