@@ -11,7 +11,7 @@ use crate::codec::{Codec, VariantId, Word};
 use crate::oracle::Entry;
 use crate::reading::hidden::legal_texts;
 use crate::spec::Table;
-use crate::spec::printer::{Alias, opcode_pieces, opcode_word};
+use crate::spec::printer::{Alias, prints_modifier};
 
 /// One `modifier-by-value` finding per alias of each variant's learned printer in `reading`
 /// (indexed like `written`'s tables), with two recorded words per rule (see the module). Empty
@@ -61,14 +61,14 @@ fn finding(written: &Codec, id: VariantId, a: &Alias, words: &[(Arch, u128, &str
         let holds = |w: u128| rule.iter().all(|t| t.holds(w));
         let Some(&(arch, w, text)) = words
             .iter()
-            .find(|&&(_, w, text)| holds(w) && prints(text, &a.token))
+            .find(|&&(_, w, text)| holds(w) && prints_modifier(text, &a.token))
         else {
             continue;
         };
         push(arch, w, text);
         if let Some(&(a2, w2, t2)) = words
             .iter()
-            .filter(|&&(a2, w2, t2)| a2 == arch && !a.holds(w2) && !prints(t2, &a.token))
+            .filter(|&&(a2, w2, t2)| a2 == arch && !a.holds(w2) && !prints_modifier(t2, &a.token))
             .min_by_key(|&&(_, w2, _)| ((w ^ w2).count_ones(), w2))
         {
             push(a2, w2, t2);
@@ -97,15 +97,6 @@ fn finding(written: &Codec, id: VariantId, a: &Alias, words: &[(Arch, u128, &str
         evidence,
         reading: Some(format!("the reading prints {}", a.describe())),
     }
-}
-
-/// Whether the opcode word of `text` holds the modifier `token`.
-fn prints(text: &str, token: &str) -> bool {
-    let (s, e) = opcode_word(text);
-    opcode_pieces(&text[s..e])
-        .iter()
-        .skip(1)
-        .any(|p| *p == token)
 }
 
 #[cfg(test)]

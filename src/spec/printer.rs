@@ -170,6 +170,16 @@ pub fn opcode_pieces(word: &str) -> Vec<&str> {
     out
 }
 
+/// Whether the opcode word of `text` (an nvdisasm line, guard and all) holds the modifier
+/// `token` (with its dot; the mnemonic is not a modifier).
+pub fn prints_modifier(text: &str, token: &str) -> bool {
+    let (s, e) = opcode_word(text);
+    opcode_pieces(&text[s..e])
+        .iter()
+        .skip(1)
+        .any(|p| *p == token)
+}
+
 fn is_zero(v: &u128) -> bool {
     *v == 0
 }

@@ -11,7 +11,9 @@
 //! [`MIN_RULE_PERMILLE`] of the answers it covers.
 
 use super::Sample;
-use crate::spec::printer::{Alias, FieldTest, Key, ValueTest, opcode_pieces, opcode_word, pext};
+use crate::spec::printer::{
+    Alias, FieldTest, Key, ValueTest, opcode_pieces, opcode_word, pext, prints_modifier,
+};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Widest group whose value keys a slot's text the ordinary way: a token that answers alike
@@ -177,7 +179,7 @@ pub(super) fn probe_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u
         let mut near: Vec<(u128, bool)> = samples
             .iter()
             .filter(|(w, _)| test.holds(*w))
-            .map(|(w, t)| (*w, prints(t, token)))
+            .map(|(w, t)| (*w, prints_modifier(t, token)))
             .collect();
         near.sort_by_key(|&(w, _)| {
             (
@@ -203,15 +205,6 @@ pub(super) fn probe_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u
         }
     }
     out
-}
-
-/// Whether the opcode word of `text` has the modifier piece `token` (not the mnemonic).
-fn prints(text: &str, token: &str) -> bool {
-    let (s, e) = opcode_word(text);
-    opcode_pieces(&text[s..e])
-        .iter()
-        .skip(1)
-        .any(|x| *x == token)
 }
 
 /// [`learn`] with the groups tested (`tested`, with their ranks) and the variant's candidate
