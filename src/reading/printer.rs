@@ -5330,14 +5330,6 @@ mod tests {
         let texts: Vec<(Key, String)> = (0..80u128)
             .map(|k| (Key(k), format!(".F32.PACK_AB R{k},")))
             .collect();
-        let keyed = |mask, texts| Slot {
-            mask,
-            texts,
-            number: None,
-            otherwise: None,
-            guess: None,
-            joined: None,
-        };
         let sched = 0xfu128 << 105 | 0x3fu128 << 116;
         let spaces: Vec<(Key, String)> = (0..600u128)
             .map(|k| (Key(k), if k % 3 == 0 { "" } else { " " }.to_string()))
@@ -5350,9 +5342,12 @@ mod tests {
             double_spaces: false,
             aliases: Vec::new(),
         };
-        let quiet = printer(vec![Slot::fixed("F2FP"), keyed(sched, spaces.clone())]);
+        let quiet = printer(vec![
+            Slot::fixed("F2FP"),
+            Slot::keyed(sched, spaces.clone()),
+        ]);
         assert!(!learns_by_heart(&quiet));
-        let p = printer(vec![keyed(mask, texts), keyed(sched, spaces)]);
+        let p = printer(vec![Slot::keyed(mask, texts), Slot::keyed(sched, spaces)]);
         assert!(learns_by_heart(&p));
         let groups = [reg, ty, form, 1 << 75];
         let cands = form_candidates(0, &groups);

@@ -588,6 +588,12 @@ impl Slot {
             .map(|(k, t)| (Key(*k), t.to_string()))
             .collect();
         texts.sort();
+        Slot::keyed(mask, texts)
+    }
+
+    /// A slot of bits `mask` that prints only `texts` (sorted by key), nothing for another
+    /// key.
+    pub fn keyed(mask: u128, texts: Vec<(Key, String)>) -> Slot {
         Slot {
             mask,
             texts,
