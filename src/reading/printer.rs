@@ -867,6 +867,7 @@ fn learn_flat<'a>(
         split,
         spans,
     } = reach;
+    let spans = split_places(spans, samples, &t0);
     let mut slots = merge_spans(spans.clone());
     merge_joint(&mut slots, samples, (base.0, fixed_mask), &t0);
     if cutting == Cutting::SlotTexts {
@@ -958,6 +959,12 @@ fn learn_flat<'a>(
     {
         p = q;
     }
+    if p.learned_permille < 1000
+        && let Some(q) = unanchored(&cutter, samples, &uncut, (groups, base.0, cutting), cache)
+        && q.learned_permille > p.learned_permille
+    {
+        p = q;
+    }
     p
 }
 
@@ -1005,24 +1012,50 @@ fn absorbed<'a>(
     {
         return None;
     }
-    let cut_before = samples.len() - uncut;
     let runs = anchor_runs(skel);
     let mut trials: Vec<Skeleton> = Vec::new();
     for (e0, e1, text) in &runs {
         let in_skel = runs.iter().filter(|r| r.2 == *text).count();
-        if !failing
-            .iter()
-            .any(|t| t.matches(text.as_str()).count() < in_skel)
-        {
+        if !held_fewer(failing, text, in_skel) {
             continue;
         }
         for after in [true, false] {
             trials.extend(join_run(skel, slots, (*e0, *e1, text), after));
         }
     }
+    judge_trials(
+        cutter,
+        &trials,
+        samples,
+        uncut,
+        (groups, base, cutting),
+        cache,
+    )
+}
+
+/// Whether some of the `failing` texts hold `text` fewer times than `in_skel`, the times the
+/// skeleton's fixed text holds it.
+fn held_fewer(failing: &[&str], text: &str, in_skel: usize) -> bool {
+    failing.iter().any(|t| t.matches(text).count() < in_skel)
+}
+
+/// The best of the trial skeletons `trials` against the skeleton of `cutter`, which leaves
+/// `uncut` of the `samples` uncut: the trial that cuts the most answers, then at the least
+/// cost (texts the slots printed alone), when it cuts more than the skeleton and, fitted on
+/// half of the answers, prints more of the other half than the skeleton; its printer fitted
+/// on every answer, or `None`.
+fn judge_trials<'a>(
+    cutter: &Cutter,
+    trials: &[Skeleton],
+    samples: &[Sample<'a>],
+    uncut: usize,
+    (groups, base, cutting): (&[u128], u128, Cutting),
+    cache: &mut SlotCache<'a>,
+) -> Option<Printer> {
+    let cut_before = samples.len() - uncut;
     // The best trial's cutter is kept: the answers it cut are not cut again to fit it.
     let mut best: Option<(CutScore, Cutter)> = None;
-    for trial in &trials {
+    for trial in trials {
         let c = Cutter::new(&trial.0, &trial.1, cutting);
         let score = cut_score(&c, samples);
         if score.0 > cut_before && best.as_ref().is_none_or(|b| score > b.0) {
@@ -1030,7 +1063,7 @@ fn absorbed<'a>(
         }
     }
     let ((now_cut, _), c2) = best?;
-    // A joining that cuts more answers can still fit worse (slots side by side fitted as one
+    // A trial that cuts more answers can still fit worse (slots side by side fitted as one
     // learn values by heart): fitted on half of the answers, it must print more of the rest
     // than the skeleton does. Halves by a mix of the word, so that no order of the answers
     // puts every answer of one value in one half.
@@ -1047,13 +1080,68 @@ fn absorbed<'a>(
     let apart = printer_of(fitted_on(cutter, &train), &test).learned_permille;
     if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
         eprintln!(
-            "  absorbed: {} answers, {uncut} uncut, {} cut now; on the other half {joined} \
-             joined, {apart} apart",
+            "  trial skeleton: {} answers, {uncut} uncut, {} cut now; on the other half \
+             {joined} with it, {apart} without",
             samples.len(),
             now_cut - cut_before
         );
     }
     (joined > apart).then(|| printer_of(fitted_on(&c2, samples), samples))
+}
+
+/// A printer where one fixed token of the skeleton is a slot of its own, its bits found
+/// from the answers ([`fit_plain`] from no bits): nvdisasm can change a token that no group
+/// changes alone at the base. SM80 I2F_R_C_I_I prints its destination type `.F64` as `.F16`
+/// or `.F32` only with a 64-bit source (bits 84-85, another group); at the base every flip
+/// of the destination bits 75-76 is refused, so the sweeps leave `.F64` fixed and every
+/// answer that prints another type fails to cut. Tried where at least
+/// [`MIN_UNCUT_PERMILLE`] of the answers, and [`MIN_UNCUT_ANSWERS`], fail to cut (`failing`:
+/// their texts): each fixed token holding a letter or digit that some failing answer holds
+/// fewer times than the skeleton becomes a slot that knows it; the trials are judged as
+/// [`judge_trials`] says.
+fn unanchored<'a>(
+    cutter: &Cutter,
+    samples: &[Sample<'a>],
+    failing: &[&str],
+    (groups, base, cutting): (&[u128], u128, Cutting),
+    cache: &mut SlotCache<'a>,
+) -> Option<Printer> {
+    let (skel, slots) = (cutter.skel, cutter.known.slots);
+    let uncut = failing.len();
+    if uncut < MIN_UNCUT_ANSWERS || uncut * 1000 < samples.len() * MIN_UNCUT_PERMILLE {
+        return None;
+    }
+    let runs = anchor_runs(skel);
+    let mut trials: Vec<Skeleton> = Vec::new();
+    for (e, elem) in skel.iter().enumerate() {
+        let Elem::Anchor(text) = elem else { continue };
+        let in_skel: usize = runs
+            .iter()
+            .map(|r| r.2.matches(text.as_str()).count())
+            .sum();
+        if !text.chars().any(char::is_alphanumeric) || !held_fewer(failing, text, in_skel) {
+            continue;
+        }
+        let mut s2 = slots.to_vec();
+        s2.push(SlotSpan {
+            mask: 0,
+            start: 0,
+            end: 1,
+            vocab: HashSet::from_iter([text.clone()]),
+            shapes: HashSet::from_iter([shape(text)]),
+        });
+        let mut k2 = skel.to_vec();
+        k2[e] = Elem::Slot(slots.len());
+        trials.push((k2, s2));
+    }
+    judge_trials(
+        cutter,
+        &trials,
+        samples,
+        uncut,
+        (groups, base, cutting),
+        cache,
+    )
 }
 
 /// A skeleton and its slots.
@@ -1907,6 +1995,165 @@ fn split_groups(
         }
     }
     out
+}
+
+/// Most tokens of the stretch [`edits`] aligns token by token (the product of both sides'
+/// lengths is bounded by its square); a longer stretch is one edit, its hull.
+const MAX_ALIGNED_TOKENS: usize = 64;
+
+/// One edit between two token lists: `a[a0..a1]` became `b[b0..b1]` (an insertion where
+/// `a0 == a1`).
+type Edit = (usize, usize, usize, usize);
+
+/// The edits that turn the tokens `a` into `b`, in order, from a longest common subsequence
+/// of the tokens inside their [`hull`]: `.U8 R0, R0.B1` -> `.U16 R0, R0.H1` is two edits
+/// (`.U8` and `.B1`), where the hull is one stretch over both registers. Empty when equal.
+fn edits(a: &[&str], b: &[&str]) -> Vec<Edit> {
+    let Some((p, ae, _, be)) = hull(a, b) else {
+        return Vec::new();
+    };
+    let (x, y) = (&a[p..ae], &b[p..be]);
+    let (n, m) = (x.len(), y.len());
+    if n.max(m) > MAX_ALIGNED_TOKENS {
+        return vec![(p, ae, p, be)];
+    }
+    // lcs[i][j]: the longest common subsequence of x[i..] and y[j..].
+    let w = m + 1;
+    let mut lcs = vec![0u16; (n + 1) * w];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i * w + j] = if x[i] == y[j] {
+                lcs[(i + 1) * w + j + 1] + 1
+            } else {
+                lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
+            };
+        }
+    }
+    let (mut out, mut open) = (Vec::new(), None);
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && x[i] == y[j] && lcs[i * w + j] == lcs[(i + 1) * w + j + 1] + 1 {
+            if let Some((i0, j0)) = open.take() {
+                out.push((p + i0, p + i, p + j0, p + j));
+            }
+            i += 1;
+            j += 1;
+        } else {
+            open.get_or_insert((i, j));
+            if j < m && (i == n || lcs[i * w + j + 1] >= lcs[(i + 1) * w + j]) {
+                j += 1;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    if let Some((i0, j0)) = open {
+        out.push((p + i0, p + n, p + j0, p + m));
+    }
+    out
+}
+
+/// The cells of the base text an edit covers, first and last ([`Rewrites`]' cells: the gap
+/// before token k is cell 2k, token k is cell 2k+1).
+fn edit_cells(&(a0, a1, _, _): &Edit) -> (usize, usize) {
+    if a0 == a1 {
+        (2 * a0, 2 * a0)
+    } else {
+        (2 * a0 + 1, 2 * a1 - 1)
+    }
+}
+
+/// Each span whose group prints at two places or more, split into one span per place: a
+/// group's answers alone rewrite the base text at places apart, and another group's whole
+/// span lies between each two (SM80 I2F_R_R_2 with bit 60 set: the source type group prints
+/// `.U16` after the mnemonic and `.H1` after the source register, where `.U8` printed `.B1`;
+/// the hull of the two would hold both register slots, learned as one slot by heart). Each
+/// place keeps the group's bits and answers; its texts are the answers' tokens there.
+fn split_places(spans: Vec<Span>, samples: &[Sample], t0: &[&str]) -> Vec<Span> {
+    let whole: Vec<(u128, usize, usize)> = spans
+        .iter()
+        .filter(|s| s.end > s.start)
+        .map(|s| (s.mask, s.start, s.end))
+        .collect();
+    let mut out = Vec::with_capacity(spans.len());
+    for s in spans {
+        let per: Vec<(Vec<&str>, Vec<Edit>)> = s
+            .alone
+            .iter()
+            .map(|&i| {
+                let t1 = tokens(samples[i].1);
+                let e = edits(t0, &t1);
+                (t1, e)
+            })
+            .collect();
+        let places = places_of(&per, |from, to| {
+            whole
+                .iter()
+                .any(|&(m, a, b)| m != s.mask && from <= a && b <= to)
+        });
+        if places.len() < 2 {
+            out.push(s);
+            continue;
+        }
+        for &(c0, c1) in &places {
+            let (start, end) = (c0 / 2, c1.div_ceil(2));
+            let mut vocab: HashSet<String> = HashSet::default();
+            let mut erased = BTreeSet::new();
+            for (t1, es) in &per {
+                let (mut lo, mut grow) = (start as isize, 0isize);
+                for e in es {
+                    let delta = (e.3 - e.2) as isize - (e.1 - e.0) as isize;
+                    let (e0, e1) = edit_cells(e);
+                    if e1 < c0 {
+                        lo += delta;
+                    } else if e0 <= c1 {
+                        grow += delta;
+                        let new = &t1[e.2..e.3];
+                        erased.extend((e.0..e.1).filter(|&i| !new.contains(&t0[i])));
+                    }
+                }
+                let hi = lo + (end - start) as isize + grow;
+                if lo >= 0 && lo <= hi && hi as usize <= t1.len() {
+                    vocab.insert(t1[lo as usize..hi as usize].concat());
+                }
+            }
+            vocab.insert(t0[start..end].concat());
+            out.push(Span {
+                mask: s.mask,
+                start,
+                end,
+                vocab,
+                alone: s.alone.clone(),
+                erased,
+            });
+        }
+    }
+    out
+}
+
+/// The places (first and last cell, [`edit_cells`]) where answers' edits (`per`) rewrite the
+/// base text: edits that overlap or touch are one place, and two places stay apart only
+/// where `apart(from, to)` says another group's whole span lies in the tokens `from..to`
+/// between them.
+fn places_of(
+    per: &[(Vec<&str>, Vec<Edit>)],
+    apart: impl Fn(usize, usize) -> bool,
+) -> Vec<(usize, usize)> {
+    let mut cells: Vec<(usize, usize)> = per
+        .iter()
+        .flat_map(|(_, es)| es.iter().map(edit_cells))
+        .collect();
+    cells.sort_unstable();
+    let mut places: Vec<(usize, usize)> = Vec::new();
+    for (c0, c1) in cells {
+        match places.last_mut() {
+            Some(last) if c0 <= last.1 + 2 || !apart(last.1.div_ceil(2), c0 / 2) => {
+                last.1 = last.1.max(c1);
+            }
+            _ => places.push((c0, c1)),
+        }
+    }
+    places
 }
 
 /// The tokens of `a` and `b` around their common prefix and suffix: `a[a0..a1]` became
@@ -4991,6 +5238,167 @@ mod tests {
         // The destination and the register factor at all ones.
         assert!(words.contains(&(v.fixed_value | 0xff << 16 | 0xff << 24)));
         assert!(words.iter().all(|w| w & v.fixed_mask == v.fixed_value));
+    }
+
+    #[test]
+    fn edits_find_each_place_two_texts_differ() {
+        // nvdisasm 13.5.37, SM80 I2F_R_R_2 with bit 60 set: the source type at 8 and 16 bits.
+        let a = tokens("I2F.???0.U8 R0, R0.B1 ;");
+        let b = tokens("I2F.???0.U16 R0, R0.H1 ;");
+        let (u8_at, b1_at) = (a.iter().position(|t| *t == ".U8").unwrap(), a.len() - 3);
+        assert_eq!(a[b1_at], ".B1");
+        assert_eq!(
+            edits(&a, &b),
+            vec![
+                (u8_at, u8_at + 1, u8_at, u8_at + 1),
+                (b1_at, b1_at + 1, b1_at, b1_at + 1)
+            ]
+        );
+        // One stretch rewritten, one token inserted.
+        let c = tokens("I2F.???0.U8 R0, |R0|.B1 ;");
+        let bar = a.iter().rposition(|t| *t == "R0").unwrap();
+        assert_eq!(
+            edits(&a, &c),
+            vec![
+                (bar, bar, bar, bar + 1),
+                (bar + 1, bar + 1, bar + 2, bar + 3)
+            ]
+        );
+        assert!(edits(&a, &a).is_empty());
+    }
+
+    /// A toy conversion printing its source type at two places: bits 40-43 name the type
+    /// (`.U8`, `.U16`, `.U32`, `.S8`, each with a rounding) after the mnemonic, and the suffix
+    /// after the source register, `.B1` for a byte, `.H1` for a half, none for a word (SM80
+    /// I2F_R_R_2 with bit 60 set: its 4-bit group is too wide for form bits); bits 16-23 the
+    /// destination, 24-31 the source register.
+    fn two_place_text(w: u128) -> String {
+        let ty = (w >> 40 & 0xf) as usize;
+        let (name, suffix) = [
+            (".U8", ".B1"),
+            (".U16", ".H1"),
+            (".U32", ""),
+            (".S8", ".B1"),
+        ][ty & 3];
+        let round = ["", ".RM", ".RP", ".RZ"][ty >> 2];
+        format!(
+            "I2F{name}{round} R{}, R{}{suffix} ;",
+            w >> 16 & 0xff,
+            w >> 24 & 0xff
+        )
+    }
+
+    #[test]
+    fn a_group_printed_at_two_places_is_a_slot_at_each() {
+        let (ty, dst, src) = (0xfu128 << 40, 0xffu128 << 16, 0xffu128 << 24);
+        let groups = [ty, dst, src];
+        let mut words: Vec<u128> = vec![0];
+        for g in &groups {
+            words.extend(
+                group_values(g >> g.trailing_zeros())
+                    .iter()
+                    .map(|&v| deposit(v, *g)),
+            );
+        }
+        let mut rng = crate::codec::SplitMix64(7);
+        words.extend((0..300).map(|_| rng.next_u64() as u128 & (ty | dst | src)));
+        let texts: Vec<(u128, String)> = words.iter().map(|&w| (w, two_place_text(w))).collect();
+        let samples: Vec<Sample> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let p = learn(!(ty | dst | src), &groups, &samples).expect("samples");
+        assert_eq!(p.form_mask, 0);
+        // Words no answer showed: every register with every type.
+        for w in [
+            1u128 << 40 | 201 << 16 | 77 << 24,
+            7 << 40 | 5 << 16 | 250 << 24,
+            0xe << 40 | 99 << 24,
+        ] {
+            assert!(!words.contains(&w));
+            assert_eq!(p.print(w), two_place_text(w), "word {w:x}");
+        }
+        // The type's bits print at both places: two slots, neither holding a register.
+        let masks: Vec<u128> = p
+            .slots
+            .iter()
+            .map(|s| s.mask)
+            .filter(|m| m & ty != 0)
+            .collect();
+        assert_eq!(masks.len(), 2, "{masks:x?}");
+        assert!(masks.iter().all(|m| m & (dst | src) == 0), "{masks:x?}");
+    }
+
+    /// A toy conversion whose destination type changes only with another field: bits 44-45
+    /// name it (`.F16`, `.F32`, `.F64`; 0 is refused), bits 46-47 the source size (`.U8`,
+    /// `.U16`, `.U32`, `.U64`), bits 48-49 a rounding after it (none, `.RM`, `.RP`, `.RZ`).
+    /// The destination is `.F64` unless the source is 64-bit, so every flip of bits 44-45 at
+    /// the base (`.F64.U8`) is refused; the table draws one field over the destination and
+    /// the rounding, which the rounding's flips show alone (SM80 I2F_R_C_I_I's bits 74-76 and
+    /// 78-79). Bits 16-23 a register.
+    fn dest_text(w: u128) -> Option<String> {
+        let (dst, size, round) = (w >> 44 & 3, w >> 46 & 3, w >> 48 & 3);
+        if dst == 0 || (size != 3 && dst != 3) {
+            return None;
+        }
+        let name = [".F16", ".F32", ".F64"][dst as usize - 1];
+        let src = [".U8", ".U16", ".U32", ".U64"][size as usize];
+        let round = ["", ".RM", ".RP", ".RZ"][round as usize];
+        Some(format!("I2F{name}{src}{round} R{} ;", w >> 16 & 0xff))
+    }
+
+    #[test]
+    fn a_fixed_token_another_field_changes_is_a_slot() {
+        let (dst, size, reg) = (3u128 << 44, 3u128 << 46, 0xffu128 << 16);
+        let modi = dst | 3 << 48;
+        let groups = [modi, size, reg];
+        let base = 3u128 << 44;
+        let mut words: Vec<u128> = vec![base];
+        for g in &groups {
+            words.extend(
+                group_values(g >> g.trailing_zeros())
+                    .iter()
+                    .map(|&v| base & !g | deposit(v, *g)),
+            );
+            words.extend(bits_of(*g).map(|b| base ^ b));
+        }
+        // Most combination words with a 64-bit source, as the legal words a table's combos
+        // draw are: more than a third of the answers then print another destination type,
+        // more than an operand left out at its default leaves uncut.
+        let mut rng = crate::codec::SplitMix64(11);
+        words.extend((0..400).map(|i| {
+            let w = rng.next_u64() as u128 & (modi | size | reg);
+            if i % 4 == 0 { w } else { w | size }
+        }));
+        let texts: Vec<(u128, String)> = words
+            .iter()
+            .filter_map(|&w| dest_text(w).map(|t| (w, t)))
+            .collect();
+        let samples: Vec<Sample> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        // Without forms: the toy's sizes could each be learned as a form of their own, which
+        // SM80 I2F_R_C_I_I's were not (its form bit 85 leaves 32- and 64-bit sources in one).
+        let p = learn_at(
+            !(modi | size | reg),
+            &groups,
+            &samples,
+            (0, Cutting::SlotTexts, BasePick::FewestBits),
+            &mut SlotCache::default(),
+        )
+        .expect("samples");
+        assert_eq!(p.form_mask, 0);
+        for w in [
+            1u128 << 44 | size | 201 << 16,
+            2 << 44 | size | 2 << 48 | 7 << 16,
+            3 << 44 | 1 << 46 | 3 << 48 | 250 << 16,
+        ] {
+            assert_eq!(Some(p.print(w)), dest_text(w), "word {w:x}");
+        }
+        // `.F64` is no fixed text: a slot of the destination's bits prints it.
+        let fixed: Vec<&str> = p
+            .slots
+            .iter()
+            .filter(|s| s.mask == 0)
+            .flat_map(|s| s.texts.iter().map(|(_, t)| t.as_str()))
+            .collect();
+        assert!(fixed.iter().all(|t| !t.contains(".F")), "{fixed:?}");
+        assert!(p.slots.iter().any(|s| s.mask & dst != 0));
     }
 
     #[test]
