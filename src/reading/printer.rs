@@ -1015,8 +1015,7 @@ fn absorbed<'a>(
     let runs = anchor_runs(skel);
     let mut trials: Vec<Skeleton> = Vec::new();
     for (e0, e1, text) in &runs {
-        let in_skel = runs.iter().filter(|r| r.2 == *text).count();
-        if !held_fewer(failing, text, in_skel) {
+        if !held_fewer(failing, text, fixed_count(&runs, text)) {
             continue;
         }
         for after in [true, false] {
@@ -1031,6 +1030,14 @@ fn absorbed<'a>(
         (groups, base, cutting),
         cache,
     )
+}
+
+/// How many times the skeleton's runs of fixed text (`runs`, [`anchor_runs`]) hold `text`,
+/// counted as [`held_fewer`] counts it in an answer: SM80 IMAD's `.WIDE` form has `, ` alone
+/// three times and once inside `, c[`, and an answer that leaves out `PT, ` holds it three
+/// times.
+fn fixed_count(runs: &[(usize, usize, String)], text: &str) -> usize {
+    runs.iter().map(|r| r.2.matches(text).count()).sum()
 }
 
 /// Whether some of the `failing` texts hold `text` fewer times than `in_skel`, the times the
@@ -1115,11 +1122,9 @@ fn unanchored<'a>(
     let mut trials: Vec<Skeleton> = Vec::new();
     for (e, elem) in skel.iter().enumerate() {
         let Elem::Anchor(text) = elem else { continue };
-        let in_skel: usize = runs
-            .iter()
-            .map(|r| r.2.matches(text.as_str()).count())
-            .sum();
-        if !text.chars().any(char::is_alphanumeric) || !held_fewer(failing, text, in_skel) {
+        if !text.chars().any(char::is_alphanumeric)
+            || !held_fewer(failing, text, fixed_count(&runs, text))
+        {
             continue;
         }
         let mut s2 = slots.to_vec();
@@ -4214,7 +4219,9 @@ const MAX_AFFIX_GROUP_BITS: u32 = 4;
 /// Context bits for a slot that prints a number: groups outside `mask` that decide its
 /// affixes. The texts are compared by their affixes (`R12.H1` and `R7.H1` alike, `-0x10` and
 /// `0x8` alike; [`shape`] where no number parses) and keyed
-/// by the slot's narrow groups only, so a register number does not make every key unique; a
+/// by the slot's narrow groups only (the slot's part of a group, where that part is narrow:
+/// SM103 FFMA2's field over bits 73-74 holds the `|...|` bits of two operands), so a register
+/// number does not make every key unique; a
 /// group is taken when it makes the shapes predictable on at least 1% more of the answers
 /// (leave-one-out), and the groups taken are kept only when the shapes are then predictable
 /// on 99% of them. SM103 F2F: `.H1` after the source register prints only where the type
@@ -4222,8 +4229,9 @@ const MAX_AFFIX_GROUP_BITS: u32 = 4;
 fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     let narrow = groups
         .iter()
-        .filter(|&&g| g & mask == g && g.count_ones() <= MAX_AFFIX_GROUP_BITS)
-        .fold(0, |a, g| a | g);
+        .map(|&g| g & mask)
+        .filter(|&part| part != 0 && part.count_ones() <= MAX_AFFIX_GROUP_BITS)
+        .fold(0, |a, part| a | part);
     if narrow == mask {
         return 0;
     }
@@ -4279,6 +4287,12 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
         context |= g;
     }
     let (_, context, with) = bits_that_tell(key, context, &shaped);
+    if std::env::var_os("SASS_CONFORM_DEBUG_SHAPE").is_some() {
+        eprintln!(
+            "shape_context mask {mask:x} narrow {narrow:x} n {n} key {key:x} context {context:x} with {with} own {}",
+            loo_score(mask, &shaped)
+        );
+    }
     // Context is kept only where it makes the affixes a rule (all but 1% of the answers):
     // a group that helps a little by chance (a register's names against its numbers) is not;
     // nor where the slot's own bits, as keys, already tell the affixes better (a 6-bit
@@ -5475,6 +5489,38 @@ mod tests {
     }
 
     #[test]
+    fn a_slot_keys_its_affixes_by_its_part_of_a_group_it_shares() {
+        // SM103 FFMA2-like: one field over bits 73-74 holds the `|...|` bit of two source
+        // registers; the slot of the one in bits 24-31 holds bit 73 only. `.reuse` prints
+        // where bits 122 and 109 are both set: found only when the slot's own bit 73 keys
+        // the bars.
+        let (reg, abs, a, b) = (0xffu128 << 24, 3u128 << 73, 1u128 << 122, 1u128 << 109);
+        let mask = reg | 1 << 73;
+        let mut rng = crate::codec::SplitMix64(9);
+        let texts: Vec<(u128, String)> = (0..600)
+            .map(|_| {
+                let r = rng.next_u64() as u128;
+                let bit = |i: u32, m: u128| if r >> i & 1 == 1 { m } else { 0 };
+                let w =
+                    (r & 0xff) << 24 | bit(8, 1 << 73) | bit(9, 1 << 74) | bit(10, a) | bit(11, b);
+                let reg = if w >> 73 & 1 == 1 {
+                    format!("|R{}|", r & 0xff)
+                } else {
+                    format!("R{}", r & 0xff)
+                };
+                let reuse = if w & a != 0 && w & b != 0 {
+                    ".reuse"
+                } else {
+                    ""
+                };
+                (w, format!("{reg}{reuse}"))
+            })
+            .collect();
+        let t: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        assert_eq!(shape_context(mask, &t, &[reg, abs, a, b]), a | b);
+    }
+
+    #[test]
     fn a_suffix_told_by_two_free_bits_under_a_type_slot_is_not_taken_from_a_wide_group() {
         // SM120 F2F-like (synthesised table): the source register (bits 32-39) prints `.H1`,
         // `.INVALID2` or `.INVALID3` from bits 60-61, which no field describes, but only where
@@ -6223,6 +6269,45 @@ mod tests {
         assert_eq!(p.print(w), "OP UR200, UR99 ;");
         let w = deposit(201, groups[0]) | deposit(5, groups[1]) | deposit(98, groups[2]);
         assert_eq!(p.print(w), "OP UR201, UP5, UR98 ;");
+    }
+
+    /// [`dropped`] with a constant-bank operand after it, as nvdisasm prints SM80
+    /// IMAD.WIDE: the fixed `, c[` holds the separator the left-out predicate takes with it.
+    fn dropped_before_bank(w: u128) -> String {
+        let o = w >> 40 & 0xff;
+        dropped(w).replace(" ;", &format!(", c[0x0][{:#x}] ;", o * 4))
+    }
+
+    #[test]
+    fn a_left_out_separator_is_counted_inside_longer_fixed_text() {
+        let groups = [0xffu128 << 16, 7u128 << 81, 0xffu128 << 24, 0xffu128 << 40];
+        let fixed = !groups.iter().fold(0, |m, g| m | g);
+        let mut words: Vec<u128> = vec![0];
+        for (g, vals) in [
+            (groups[0], &[1u128, 2, 4, 8, 0x80, 0xff, 3][..]),
+            (groups[1], &[1, 2, 4, 3][..]),
+            (groups[2], &[1, 2, 4, 8, 0x80, 0xff, 3][..]),
+            (groups[3], &[1, 2, 4, 8, 0x80, 0xff, 3][..]),
+        ] {
+            words.extend(vals.iter().map(|&v| deposit(v, g)));
+        }
+        for i in 0..160u128 {
+            words.push(
+                deposit(i * 37 % 251, groups[0])
+                    | deposit(i % 8, groups[1])
+                    | deposit(i * 11 % 253, groups[2])
+                    | deposit(i * 7 % 255, groups[3]),
+            );
+        }
+        let p = learned_from(fixed, &groups, &words, dropped_before_bank);
+        assert_eq!(p.learned_permille, 1000);
+        let w = deposit(200, groups[0]) | deposit(7, groups[1]) | deposit(99, groups[2]);
+        assert_eq!(
+            p.print(w | deposit(5, groups[3])),
+            "OP UR200, UR99, c[0x0][0x14] ;"
+        );
+        let w = deposit(201, groups[0]) | deposit(5, groups[1]) | deposit(98, groups[2]);
+        assert_eq!(p.print(w), "OP UR201, UP5, UR98, c[0x0][0x0] ;");
     }
 
     /// A made-up instruction printed as nvdisasm prints UR2UP: a guard (`@P3 `, none at 7),
