@@ -4702,7 +4702,10 @@ fn fit_number_fresh(
 /// The values of `rule` that nvdisasm prints as a name between the rule's own affixes
 /// (`RZ` where `R255` would be), from the slot's value table (`mask` bits -> text; `fill`:
 /// the fixed bits the rule reads, at the base word's values): the text between the affixes,
-/// for each value whose answers all agree and never show the number.
+/// for each value whose answers all agree and never show the number. A text that starts or
+/// ends with the rule's own text is the number with an affix other bits decide, no name
+/// (SM103 FFMA2's `R238.reuse` where the reuse bit and bit 109 are set: named `238.reuse`,
+/// register 238 printed `.reuse` at every word).
 fn value_names(
     rule: &NumberRule,
     mask: u128,
@@ -4715,7 +4718,8 @@ fn value_names(
         let word = deposit(k, mask) | fill;
         let v = pext(word, rule.mask);
         printed.clear();
-        if rule.print_into(word, mask, &mut printed) && printed == t {
+        let own = rule.print_into(word, mask, &mut printed);
+        if own && (t.starts_with(printed.as_str()) || t.ends_with(printed.as_str())) {
             seen.insert(v, None);
             continue;
         }
@@ -6517,6 +6521,29 @@ mod tests {
             cut_cost(&cutter, "RED.INVALID14.STRONG.GPU.PRIVATE ;"),
             Some(6)
         );
+    }
+
+    #[test]
+    fn the_number_with_a_suffix_is_no_name() {
+        // SM103 FFMA2 (a form with few answers): register 238 seen only with `.reuse`, which
+        // bits outside the slot decide; `RZ` is a name, `238.reuse` is not.
+        let mask = 0xffu128;
+        let keys = [1u128, 2, 4, 9, 12, 40, 77, 128, 238, 255];
+        let texts: Vec<String> = keys
+            .iter()
+            .map(|&r| match r {
+                255 => "RZ".to_string(),
+                238 => "R238.reuse".to_string(),
+                r => format!("R{r}"),
+            })
+            .collect();
+        let table: BTreeMap<u128, &str> = keys
+            .iter()
+            .zip(&texts)
+            .map(|(&k, t)| (k, t.as_str()))
+            .collect();
+        let rule = fit_number(mask, 0, &table, &[mask], 0).expect("a number");
+        assert_eq!(rule.names, vec![(Key(255), "Z".to_string())]);
     }
 
     #[test]
