@@ -953,19 +953,36 @@ fn learn_flat<'a>(
             }
         }
     }
-    if p.learned_permille < 1000
-        && let Some(q) = absorbed(&cutter, samples, &uncut, (groups, base.0, cutting), cache)
-        && q.learned_permille > p.learned_permille
-    {
-        p = q;
-    }
-    if p.learned_permille < 1000
-        && let Some(q) = unanchored(&cutter, samples, &uncut, (groups, base.0, cutting), cache)
-        && q.learned_permille > p.learned_permille
-    {
-        p = q;
+    // Skeletons tried where answers fail to cut: a left-out operand's fixed text joined to a
+    // slot, a fixed token made a slot.
+    let tries: [TrialSkeletons; 2] = [absorbed, unanchored];
+    for trials_of in tries {
+        if p.learned_permille < 1000
+            && let Some(q) = judge_trials(
+                &cutter,
+                &trials_of(&cutter, &uncut, samples.len()),
+                samples,
+                uncut.len(),
+                (groups, base.0, cutting),
+                cache,
+            )
+            && q.learned_permille > p.learned_permille
+        {
+            p = q;
+        }
     }
     p
+}
+
+/// A way of trying other skeletons where answers fail to cut ([`absorbed`], [`unanchored`]):
+/// from the cutter, the texts it fails to cut and how many answers there are, the trial
+/// skeletons ([`judge_trials`] judges them).
+type TrialSkeletons = fn(&Cutter, &[&str], usize) -> Vec<Skeleton>;
+
+/// Whether `uncut` of `n` answers are enough to try other skeletons: at least
+/// [`MIN_UNCUT_ANSWERS`] and [`MIN_UNCUT_PERMILLE`] of them.
+fn enough_uncut(uncut: usize, n: usize) -> bool {
+    uncut >= MIN_UNCUT_ANSWERS && uncut * 1000 >= n * MIN_UNCUT_PERMILLE
 }
 
 /// Least share of the answers, in per mille, that must fail to cut before [`absorbed`]
@@ -985,32 +1002,19 @@ const MAX_UNCUT_PERMILLE: usize = 333;
 /// two or three answers would otherwise be learned by heart as one fixed text.
 const MIN_UNCUT_ANSWERS: usize = 8;
 
-/// A printer whose slot takes the fixed text beside it, when answers leave both out (`failing`:
-/// the texts of `samples` the skeleton does not cut): nvdisasm
+/// Trial skeletons whose slot takes the fixed text beside it, when answers leave both out
+/// (`failing`: the texts of the `n` answers that the skeleton of `cutter` does not cut): nvdisasm
 /// drops an operand at its default value with the separator after it (SM120 UIMAD.HI's
 /// `UPT, `: `UR0, UP3, UR1` but `UR0, UR1`), which the skeleton's fixed `, ` cannot cut.
 /// Tried where at least [`MIN_UNCUT_PERMILLE`] of the answers, and [`MIN_UNCUT_ANSWERS`],
 /// fail to cut, and at most [`MAX_UNCUT_PERMILLE`]: each run of fixed
 /// text that some uncut answer holds fewer times than the skeleton does is joined to the slot
 /// after it or before it (every place and side); the slot's known texts take the run (and
-/// nothing, for the left-out value). The joining that cuts the most answers, then at the least
-/// cost (texts the slots printed alone), is fitted when it cuts more than the skeleton did
-/// and, fitted on half of the answers, prints more of the rest than the skeleton; `None`
-/// otherwise.
-fn absorbed<'a>(
-    cutter: &Cutter,
-    samples: &[Sample<'a>],
-    failing: &[&str],
-    (groups, base, cutting): (&[u128], u128, Cutting),
-    cache: &mut SlotCache<'a>,
-) -> Option<Printer> {
+/// nothing, for the left-out value). Empty where not tried; [`judge_trials`] judges them.
+fn absorbed(cutter: &Cutter, failing: &[&str], n: usize) -> Vec<Skeleton> {
     let (skel, slots) = (cutter.skel, cutter.known.slots);
-    let uncut = failing.len();
-    if uncut < MIN_UNCUT_ANSWERS
-        || uncut * 1000 < samples.len() * MIN_UNCUT_PERMILLE
-        || uncut * 1000 > samples.len() * MAX_UNCUT_PERMILLE
-    {
-        return None;
+    if !enough_uncut(failing.len(), n) || failing.len() * 1000 > n * MAX_UNCUT_PERMILLE {
+        return Vec::new();
     }
     let runs = anchor_runs(skel);
     let mut trials: Vec<Skeleton> = Vec::new();
@@ -1022,14 +1026,7 @@ fn absorbed<'a>(
             trials.extend(join_run(skel, slots, (*e0, *e1, text), after));
         }
     }
-    judge_trials(
-        cutter,
-        &trials,
-        samples,
-        uncut,
-        (groups, base, cutting),
-        cache,
-    )
+    trials
 }
 
 /// How many times the skeleton's runs of fixed text (`runs`, [`anchor_runs`]) hold `text`,
@@ -1096,7 +1093,7 @@ fn judge_trials<'a>(
     (joined > apart).then(|| printer_of(fitted_on(&c2, samples), samples))
 }
 
-/// A printer where one fixed token of the skeleton is a slot of its own, its bits found
+/// Trial skeletons where one fixed token of the skeleton is a slot of its own, its bits found
 /// from the answers ([`fit_plain`] from no bits): nvdisasm can change a token that no group
 /// changes alone at the base. SM80 I2F_R_C_I_I prints its destination type `.F64` as `.F16`
 /// or `.F32` only with a 64-bit source (bits 84-85, another group); at the base every flip
@@ -1104,19 +1101,12 @@ fn judge_trials<'a>(
 /// answer that prints another type fails to cut. Tried where at least
 /// [`MIN_UNCUT_PERMILLE`] of the answers, and [`MIN_UNCUT_ANSWERS`], fail to cut (`failing`:
 /// their texts): each fixed token holding a letter or digit that some failing answer holds
-/// fewer times than the skeleton becomes a slot that knows it; the trials are judged as
-/// [`judge_trials`] says.
-fn unanchored<'a>(
-    cutter: &Cutter,
-    samples: &[Sample<'a>],
-    failing: &[&str],
-    (groups, base, cutting): (&[u128], u128, Cutting),
-    cache: &mut SlotCache<'a>,
-) -> Option<Printer> {
+/// fewer times than the skeleton becomes a slot that knows it. Empty where not tried;
+/// [`judge_trials`] judges them.
+fn unanchored(cutter: &Cutter, failing: &[&str], n: usize) -> Vec<Skeleton> {
     let (skel, slots) = (cutter.skel, cutter.known.slots);
-    let uncut = failing.len();
-    if uncut < MIN_UNCUT_ANSWERS || uncut * 1000 < samples.len() * MIN_UNCUT_PERMILLE {
-        return None;
+    if !enough_uncut(failing.len(), n) {
+        return Vec::new();
     }
     let runs = anchor_runs(skel);
     let mut trials: Vec<Skeleton> = Vec::new();
@@ -1139,14 +1129,7 @@ fn unanchored<'a>(
         k2[e] = Elem::Slot(slots.len());
         trials.push((k2, s2));
     }
-    judge_trials(
-        cutter,
-        &trials,
-        samples,
-        uncut,
-        (groups, base, cutting),
-        cache,
-    )
+    trials
 }
 
 /// A skeleton and its slots.
@@ -5258,6 +5241,20 @@ mod tests {
         assert!(words.iter().all(|w| w & v.fixed_mask == v.fixed_value));
     }
 
+    /// `base`, then each group of `groups` at each of its [`group_values`] on it: the
+    /// single-group sweeps `oracle sweeps` asks around a base word.
+    fn sweeps_around(base: u128, groups: &[u128]) -> Vec<u128> {
+        let mut words = vec![base];
+        for g in groups {
+            words.extend(
+                group_values(g >> g.trailing_zeros())
+                    .iter()
+                    .map(|&v| base & !g | deposit(v, *g)),
+            );
+        }
+        words
+    }
+
     #[test]
     fn edits_find_each_place_two_texts_differ() {
         // nvdisasm 13.5.37, SM80 I2F_R_R_2 with bit 60 set: the source type at 8 and 16 bits.
@@ -5310,14 +5307,7 @@ mod tests {
     fn a_group_printed_at_two_places_is_a_slot_at_each() {
         let (ty, dst, src) = (0xfu128 << 40, 0xffu128 << 16, 0xffu128 << 24);
         let groups = [ty, dst, src];
-        let mut words: Vec<u128> = vec![0];
-        for g in &groups {
-            words.extend(
-                group_values(g >> g.trailing_zeros())
-                    .iter()
-                    .map(|&v| deposit(v, *g)),
-            );
-        }
+        let mut words: Vec<u128> = sweeps_around(0, &groups);
         let mut rng = crate::codec::SplitMix64(7);
         words.extend((0..300).map(|_| rng.next_u64() as u128 & (ty | dst | src)));
         let texts: Vec<(u128, String)> = words.iter().map(|&w| (w, two_place_text(w))).collect();
@@ -5368,15 +5358,8 @@ mod tests {
         let modi = dst | 3 << 48;
         let groups = [modi, size, reg];
         let base = 3u128 << 44;
-        let mut words: Vec<u128> = vec![base];
-        for g in &groups {
-            words.extend(
-                group_values(g >> g.trailing_zeros())
-                    .iter()
-                    .map(|&v| base & !g | deposit(v, *g)),
-            );
-            words.extend(bits_of(*g).map(|b| base ^ b));
-        }
+        let mut words: Vec<u128> = sweeps_around(base, &groups);
+        words.extend(groups.iter().flat_map(|g| bits_of(*g).map(|b| base ^ b)));
         // Most combination words with a 64-bit source, as the legal words a table's combos
         // draw are: more than a third of the answers then print another destination type,
         // more than an operand left out at its default leaves uncut.
@@ -6631,14 +6614,7 @@ mod tests {
         };
         let as_samples = |t: &[(u128, String)]| -> Vec<(u128, String)> { t.to_vec() };
         // Single-group sweeps only: the joint value is never seen.
-        let mut words: Vec<u128> = vec![0];
-        for g in &groups {
-            words.extend(
-                group_values(g >> g.trailing_zeros())
-                    .iter()
-                    .map(|&v| deposit(v, *g)),
-            );
-        }
+        let mut words: Vec<u128> = sweeps_around(0, &groups);
         let first = as_samples(&texts(&words));
         let samples: Vec<Sample> = first.iter().map(|(w, t)| (*w, t.as_str())).collect();
         let r = reach(fixed, &groups, &samples, BasePick::FewestBits).expect("samples");
