@@ -2065,6 +2065,11 @@ fn split_places(spans: Vec<Span>, samples: &[Sample], t0: &[&str]) -> Vec<Span> 
         .collect();
     let mut out = Vec::with_capacity(spans.len());
     for s in spans {
+        // A span of one token or an insertion rewrites one place: no alignment needed.
+        if s.end <= s.start + 1 {
+            out.push(s);
+            continue;
+        }
         let per: Vec<(Vec<&str>, Vec<Edit>)> = s
             .alone
             .iter()
