@@ -418,8 +418,27 @@ fn operand_effect(a: &Line, b: &Line) -> Option<Effect> {
     if let Some((atom, _, bit)) = moved_atom(a, b, |x| x) {
         return Some(Effect::Operand { atom, bit });
     }
+    if let Some((atom, bit)) = dropped_atom(a, b) {
+        return Some(Effect::Operand { atom, bit });
+    }
     let (atom, part, bit) = added_part(a, b)?;
     Some(Effect::Added { atom, part, bit })
+}
+
+/// Where `b`'s operands are `a`'s with one atom left out, and that atom is a number of value
+/// 2^j: (its index in `a`, j). nvdisasm leaves an operand out at 0, so the flip cleared the
+/// operand's only set bit (nv_isa_solver's SM103 BAR page: `BAR_I_I` fixes bit 53, the top
+/// bit of the 12-bit count, at 1; flipped, `BAR.SYNC 0x0, 0x800` prints `BAR.SYNC 0x0`).
+fn dropped_atom(a: &Line, b: &Line) -> Option<(usize, u8)> {
+    let (xa, xb) = (a.atoms(), b.atoms());
+    if xa.len() != xb.len() + 1 {
+        return None;
+    }
+    let i = (0..xb.len()).find(|&i| xa[i] != xb[i]).unwrap_or(xb.len());
+    if xa[i + 1..] != xb[i..] || atom_class(xa[i]) != "imm" {
+        return None;
+    }
+    Some((i, one_bit(atom_value(xa[i])?)?))
 }
 
 /// Where two lines' operands differ in one atom alone, and `b`'s has one part more than
@@ -546,5 +565,33 @@ mod tests {
         assert_eq!(added("@P0 ALD.P R0, a[R0+0x3], ???0 ;"), None);
         assert_eq!(added("@P0 ALD.P R1, a[R0+0x8], ???0 ;"), None);
         assert_eq!(added("@P0 ALD.P R0, a[R1+0x8], ???0 ;"), None);
+    }
+
+    #[test]
+    fn an_immediate_left_out_is_read_as_its_only_set_bit() {
+        let l = |t| Line::parse(t).unwrap();
+        // nvdisasm 13.5.37, nv_isa_solver's SM103 BAR page, `BAR_I_I`: bit 53 (the count's
+        // bit 11) fixed at 1; flipped, the count is 0 and left out.
+        let a = l("@P0 BAR.SYNC 0x0, 0x800 ;");
+        let dropped = |t| operand_effect(&a, &l(t));
+        assert_eq!(
+            dropped("@P0 BAR.SYNC 0x0 ;"),
+            Some(Effect::Operand { atom: 1, bit: 11 })
+        );
+        // An immediate of more than one set bit; a register; two atoms fewer.
+        assert_eq!(
+            operand_effect(&l("@P0 BAR.SYNC 0x0, 0x801 ;"), &l("@P0 BAR.SYNC 0x0 ;")),
+            None
+        );
+        assert_eq!(
+            operand_effect(&l("@P0 BAR.SYNC R0, R2 ;"), &l("@P0 BAR.SYNC R0 ;")),
+            None
+        );
+        assert_eq!(dropped("@P0 BAR.SYNC ;"), None);
+        // The first of two left out, the rest in place.
+        assert_eq!(
+            operand_effect(&l("@P0 BAR.SYNC 0x4, 0x800 ;"), &l("@P0 BAR.SYNC 0x800 ;")),
+            Some(Effect::Operand { atom: 0, bit: 2 })
+        );
     }
 }

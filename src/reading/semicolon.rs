@@ -159,12 +159,17 @@ pub fn learn(v: &Variant, arch: Arch, known: &Answers) -> Option<Semicolon> {
 }
 
 /// Writes what the recorded answers show into each variant's `semicolon` (left as it is
-/// where the experiment was not recorded).
+/// where the experiment was not recorded). A variant whose fixed word nvdisasm refuses is
+/// learned around the legal word the experiment was asked around
+/// ([`super::forms::centred`]; nv_isa_solver's SM103 BAR page, whose fixed words set `r-bar`
+/// to 0, refused: its `BAR_R_R` learned nothing and kept the table's rule).
 pub fn learn_semicolons(mut tables: Vec<Table>, known: &Answers) -> Vec<Table> {
     for t in &mut tables {
         let Some(arch) = t.arch else { continue };
+        let mnemonic = t.mnemonic.clone();
         for v in &mut t.variants {
-            if let Some(s) = learn(v, arch, known) {
+            let centred = super::forms::centred(v, &mnemonic, arch, known);
+            if let Some(s) = learn(&centred, arch, known) {
                 v.semicolon = Some(s);
             }
         }
@@ -266,6 +271,38 @@ mod tests {
         v.fields.retain(|f| !matches!(f.kind, FieldKind::Sched(_)));
         assert_eq!(table_rule(&v), None);
         assert!(probe_words(&v, Arch(90), &Answers::new(&[])).is_empty());
+    }
+
+    #[test]
+    fn a_refused_fixed_word_is_learned_around_its_quiet_word() {
+        // nv_isa_solver's SM103 BAR pages write fixed words nvdisasm refuses (`r-bar` 0):
+        // only the quiet word and its flips are answered.
+        let text = include_str!("../../specs/sm90/TMML.txt");
+        let mut t = crate::spec::parse_table("TMML.txt", text).unwrap();
+        t.variants.truncate(1);
+        let v = t.variants[0].clone();
+        let (sched, q) = (table_rule(&v).unwrap().0, quiet_word(&v).unwrap());
+        let spaced = sched & !(1 << 109) | 1 << 102;
+        let refused = Entry {
+            arch: Arch(90),
+            word: v.fixed_value,
+            answer: Answer::Illegal("Unrecognized operation".into()),
+        };
+        let es: Vec<Entry> = answers(&v, "TMML R0;", spaced)
+            .into_iter()
+            .skip(129)
+            .chain(std::iter::once(refused))
+            .collect();
+        let known = Answers::new(&es);
+        assert_eq!(learn(&v, Arch(90), &known), None);
+        let learned = learn_semicolons(vec![t], &known);
+        assert_eq!(
+            learned[0].variants[0].semicolon,
+            Some(Semicolon::Quiet {
+                mask: spaced,
+                value: q & spaced
+            })
+        );
     }
 
     #[test]
