@@ -425,20 +425,25 @@ fn operand_effect(a: &Line, b: &Line) -> Option<Effect> {
     Some(Effect::Added { atom, part, bit })
 }
 
-/// Where `b`'s operands are `a`'s with one atom left out, and that atom is a number of value
-/// 2^j: (its index in `a`, j). nvdisasm leaves an operand out at 0, so the flip cleared the
-/// operand's only set bit (nv_isa_solver's SM103 BAR page: `BAR_I_I` fixes bit 53, the top
-/// bit of the 12-bit count, at 1; flipped, `BAR.SYNC 0x0, 0x800` prints `BAR.SYNC 0x0`).
+/// Where `b`'s operands are `a`'s with one whole operand left out, and that operand is an
+/// immediate of value 2^j: (its atom index in `a`, j). nvdisasm leaves such an operand out
+/// at 0, so the flip cleared its only set bit (nv_isa_solver's SM103 BAR page: `BAR_I_I`
+/// fixes bit 53, the top bit of the 12-bit count, at 1; flipped, `BAR.SYNC 0x0, 0x800` prints
+/// `BAR.SYNC 0x0`). A part left out inside an operand (`[R0+0x1]` -> `[R0]`) is not this.
 fn dropped_atom(a: &Line, b: &Line) -> Option<(usize, u8)> {
-    let (xa, xb) = (a.atoms(), b.atoms());
-    if xa.len() != xb.len() + 1 {
+    let (oa, ob) = (&a.operands, &b.operands);
+    if oa.len() != ob.len() + 1 {
         return None;
     }
-    let i = (0..xb.len()).find(|&i| xa[i] != xb[i]).unwrap_or(xb.len());
-    if xa[i + 1..] != xb[i..] || atom_class(xa[i]) != "imm" {
+    let i = (0..ob.len()).find(|&i| oa[i] != ob[i]).unwrap_or(ob.len());
+    let [atom] = oa[i].as_slice() else {
+        return None;
+    };
+    if oa[i + 1..] != ob[i..] || atom_class(atom) != "imm" {
         return None;
     }
-    Some((i, one_bit(atom_value(xa[i])?)?))
+    let index = oa[..i].iter().map(Vec::len).sum();
+    Some((index, one_bit(atom_value(atom)?)?))
 }
 
 /// Where two lines' operands differ in one atom alone, and `b`'s has one part more than
@@ -588,6 +593,16 @@ mod tests {
             None
         );
         assert_eq!(dropped("@P0 BAR.SYNC ;"), None);
+        // A part left out inside a bracket is no operand left out.
+        assert_eq!(
+            operand_effect(&l("@P0 CCTL.IV [R0+0x1] ;"), &l("@P0 CCTL.IV [R0] ;")),
+            None
+        );
+        // The atom index counts the atoms of the operands before.
+        assert_eq!(
+            operand_effect(&l("@P0 BAR.X [R1+0x4], 0x20 ;"), &l("@P0 BAR.X [R1+0x4] ;")),
+            Some(Effect::Operand { atom: 2, bit: 5 })
+        );
         // The first of two left out, the rest in place.
         assert_eq!(
             operand_effect(&l("@P0 BAR.SYNC 0x4, 0x800 ;"), &l("@P0 BAR.SYNC 0x800 ;")),
