@@ -30,6 +30,7 @@ mod alias;
 mod fits;
 mod guess;
 mod numbered;
+mod plains;
 
 /// Longest slot text, in tokens, the cutting of an answer considers.
 const MAX_SLOT_TOKENS: usize = 24;
@@ -776,7 +777,8 @@ impl TextIds {
 }
 
 impl PlainFits {
-    /// [`fit_plain`], fitted once per distinct input.
+    /// [`fit_plain`], fitted once per distinct input (here, then in the process's
+    /// [`plains`]).
     fn fit(&mut self, mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
         let words = texts.iter().map(|t| t.0).collect();
         let ids = texts.iter().map(|t| self.ids.id(t.1)).collect();
@@ -784,7 +786,7 @@ impl PlainFits {
         if let Some(slot) = self.fits.get(&key) {
             return slot.clone();
         }
-        let slot = fit_plain(mask, texts, groups, base);
+        let slot = plains::fit_plain(mask, texts, groups, base);
         self.fits.insert(key, slot.clone());
         slot
     }
@@ -6999,6 +7001,7 @@ pub fn learn_printers(
     entries: &[crate::oracle::Entry],
 ) -> Result<PrinterSummary, crate::codec::CodecError> {
     fits::next_generation();
+    plains::next_generation();
     let codec0 = crate::codec::Codec::new(tables.to_vec())?;
     let renderer0 = crate::render::Renderer::new(&codec0);
     let obs = observations(&codec0, model, entries);
