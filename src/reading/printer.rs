@@ -4715,10 +4715,14 @@ fn value_names(
         }
         let other = Key(pext(word, mask & !rule.mask));
         let neg = rule.value_of_bits(v) < 0;
+        // The list is sorted by key and sign, one entry each ([`affix_list_of`]): searched
+        // by halves.
+        debug_assert!(rule.affixes.is_sorted_by_key(|e| (e.0, e.1)));
+        let at = rule.affixes.partition_point(|e| (e.0, e.1) < (other, neg));
         let Some((_, _, pre, suf)) = rule
             .affixes
-            .iter()
-            .find(|(k, s, _, _)| *k == other && *s == neg)
+            .get(at)
+            .filter(|(k, s, _, _)| *k == other && *s == neg)
         else {
             continue;
         };
