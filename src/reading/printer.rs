@@ -30,6 +30,7 @@ mod alias;
 mod fits;
 mod guess;
 mod numbered;
+mod plains;
 
 /// Longest slot text, in tokens, the cutting of an answer considers.
 const MAX_SLOT_TOKENS: usize = 24;
@@ -776,7 +777,8 @@ impl TextIds {
 }
 
 impl PlainFits {
-    /// [`fit_plain`], fitted once per distinct input.
+    /// [`fit_plain`], fitted once per distinct input (here, then in the process's
+    /// [`plains`]).
     fn fit(&mut self, mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
         let words = texts.iter().map(|t| t.0).collect();
         let ids = texts.iter().map(|t| self.ids.id(t.1)).collect();
@@ -784,7 +786,7 @@ impl PlainFits {
         if let Some(slot) = self.fits.get(&key) {
             return slot.clone();
         }
-        let slot = fit_plain(mask, texts, groups, base);
+        let slot = plains::fit_plain(mask, texts, groups, base);
         self.fits.insert(key, slot.clone());
         slot
     }
@@ -4588,12 +4590,26 @@ fn fit_number_fresh(
     groups: &[u128],
     base: u128,
 ) -> Option<NumberRule> {
+    let gaps = bit_hull(mask) & !mask & !groups.iter().fold(0, |m, g| m | g);
+    // Each value's word and the number its text holds, worked out once.
+    let entries: Vec<(u128, Option<ParsedNumber>)> = table
+        .iter()
+        .map(|(&k, t)| (deposit(k, mask) | base & gaps, parse_number(t)))
+        .collect();
+    // Values whose text holds a number: no rule explains more of them.
+    let parsed = entries.iter().filter(|(_, p)| p.is_some()).count();
+    // Too few for any integer rule to be kept: only a float reading can be (it is kept over
+    // the integer rules wherever it is kept at all, having more hits than any of them).
+    if !enough_hits(parsed, table.len()) {
+        return try_float(mask, table, groups)
+            .filter(|(hits, _)| enough_hits(*hits, table.len()))
+            .map(|(_, rule)| rule);
+    }
     let mut cands: Vec<u128> = vec![mask];
     // The slot with the bits no field holds between its own (fixed bits, at the base word's
     // values): a number the table cut around a bit it wrote fixed (SM100 STTM bits 40-42,
     // 44-63, 72-79 with bit 43 fixed at 1: `tmem[UR0+0x8]` at value 0, the number is bits
     // 40-63 and 72-79).
-    let gaps = bit_hull(mask) & !mask & !groups.iter().fold(0, |m, g| m | g);
     if gaps != 0 {
         cands.push(mask | gaps);
     }
@@ -4628,13 +4644,6 @@ fn fit_number_fresh(
         }
     }
     cands.retain(|c| c & exclude == 0);
-    // Each value's word and the number its text holds, worked out once.
-    let entries: Vec<(u128, Option<ParsedNumber>)> = table
-        .iter()
-        .map(|(&k, t)| (deposit(k, mask) | base & gaps, parse_number(t)))
-        .collect();
-    // Values whose text holds a number: no rule explains more of them.
-    let parsed = entries.iter().filter(|(_, p)| p.is_some()).count();
     let reps = reading_reps(&entries, exclude);
     let mut best: Option<(usize, NumberRule)> = None;
     let mut bits: Vec<(u128, u128)> = Vec::with_capacity(entries.len());
@@ -4684,7 +4693,13 @@ fn fit_number_fresh(
         (rule.nearby_bits, rule.nearby) = nearby_affixes(&rule.affixes);
         rule.names = value_names(&rule, mask, table, base & gaps);
     }
-    (hits >= 4 && hits * 10 >= table.len() * 6).then_some(rule)
+    enough_hits(hits, table.len()).then_some(rule)
+}
+
+/// Whether a number rule printing `hits` of a slot's `values` values right is kept by
+/// [`fit_number`]: at least 4 of them and 60%.
+fn enough_hits(hits: usize, values: usize) -> bool {
+    hits >= 4 && hits * 10 >= values * 6
 }
 
 /// The values of `rule` that nvdisasm prints as a name between the rule's own affixes
@@ -4713,10 +4728,14 @@ fn value_names(
         }
         let other = Key(pext(word, mask & !rule.mask));
         let neg = rule.value_of_bits(v) < 0;
+        // The list is sorted by key and sign, one entry each ([`affix_list_of`]): searched
+        // by halves.
+        debug_assert!(rule.affixes.is_sorted_by_key(|e| (e.0, e.1)));
+        let at = rule.affixes.partition_point(|e| (e.0, e.1) < (other, neg));
         let Some((_, _, pre, suf)) = rule
             .affixes
-            .iter()
-            .find(|(k, s, _, _)| *k == other && *s == neg)
+            .get(at)
+            .filter(|(k, s, _, _)| *k == other && *s == neg)
         else {
             continue;
         };
@@ -4825,7 +4844,7 @@ fn common_offset((k, at_least): (usize, usize), readings: &mut Readings) -> i64 
     let found = if 2 * at_least > readings.nonzero(k) {
         readings.majority(k).0
     } else {
-        readings.commonest(SCALES[k])
+        readings.commonest(SCALES[k], at_least)
     };
     found
         .filter(|&(_, c)| c >= at_least)
@@ -4859,13 +4878,15 @@ struct Readings {
 }
 
 /// The printed numbers, the values at scale 1 and the weights (how many values each row
-/// stands for) of [`Readings`], and a counter of their differences.
+/// stands for) of [`Readings`], a counter of their differences, and the buckets
+/// [`Columns::commonest`] counts them in first.
 #[derive(Default)]
 struct Columns<T> {
     printed: Vec<T>,
     value: Vec<T>,
     weight: Vec<u32>,
     counts: HashMap<T, usize>,
+    buckets: Vec<u32>,
 }
 
 /// The value more than half of a scale's nonzero differences hold, with its count (`None`
@@ -4891,7 +4912,13 @@ trait Column: Copy + Ord + Default + std::hash::Hash {
     fn diff(printed: Self, value: Self, scale: i32) -> Self;
     /// The number as 128 bits.
     fn wide(self) -> i128;
+    /// The number's bucket of `2^bits` (`1..=63` bits; Fibonacci hashing: Knuth, TAOCP
+    /// vol. 3, 6.4), equal numbers in one bucket.
+    fn bucket(self, bits: u32) -> usize;
 }
+
+/// 2^64 divided by the golden ratio, odd: the multiplier of Fibonacci hashing.
+const FIBONACCI: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl Column for i64 {
     fn diff(printed: i64, value: i64, scale: i32) -> i64 {
@@ -4899,6 +4926,9 @@ impl Column for i64 {
     }
     fn wide(self) -> i128 {
         i128::from(self)
+    }
+    fn bucket(self, bits: u32) -> usize {
+        ((self as u64).wrapping_mul(FIBONACCI) >> (64 - bits)) as usize
     }
 }
 
@@ -4908,6 +4938,10 @@ impl Column for i128 {
     }
     fn wide(self) -> i128 {
         self
+    }
+    fn bucket(self, bits: u32) -> usize {
+        let folded = self as u64 ^ (self >> 64) as u64;
+        (folded.wrapping_mul(FIBONACCI) >> (64 - bits)) as usize
     }
 }
 
@@ -4982,13 +5016,14 @@ impl Readings {
         self.majorities.as_ref().expect("just worked out")[k]
     }
 
-    /// The nonzero difference printed - value x `scale` held most often, with its count;
-    /// ties to the smallest magnitude, then to the positive difference.
-    fn commonest(&mut self, scale: i32) -> Option<(i128, usize)> {
+    /// The nonzero difference printed - value x `scale` held most often, with its count,
+    /// when at least `at_least` values hold it (`None` otherwise); ties to the smallest
+    /// magnitude, then to the positive difference.
+    fn commonest(&mut self, scale: i32, at_least: usize) -> Option<(i128, usize)> {
         if self.is_narrow {
-            self.narrow.commonest(scale)
+            self.narrow.commonest(scale, at_least)
         } else {
-            self.wide.commonest(scale)
+            self.wide.commonest(scale, at_least)
         }
     }
 }
@@ -5098,16 +5133,38 @@ impl<T: Column> Columns<T> {
         })
     }
 
-    /// [`Readings::commonest`] on these columns: the nonzero differences counted (by their
-    /// weights) in the counter. No two differences tie on (count, magnitude, sign), so the
+    /// [`Readings::commonest`] on these columns. The nonzero differences are first counted
+    /// (by their weights) per bucket of a table of at least twice as many buckets as rows
+    /// ([`Column::bucket`]): a difference held `at_least` times lies in a bucket that counts
+    /// at least that many, so only the differences of such buckets are counted one by one in
+    /// the counter (most searches find no offset shared by enough values, and count no
+    /// difference one by one). No two differences tie on (count, magnitude, sign), so the
     /// counter's order does not matter.
-    fn commonest(&mut self, scale: i32) -> Option<(i128, usize)> {
+    fn commonest(&mut self, scale: i32, at_least: usize) -> Option<(i128, usize)> {
         let zero = T::default();
-        self.counts.clear();
-        let rows = self.printed.iter().zip(&self.value).zip(&self.weight);
-        for ((&p, &v), &w) in rows {
+        let bits = (2 * self.printed.len())
+            .next_power_of_two()
+            .trailing_zeros();
+        let bits = bits.clamp(1, 63);
+        self.buckets.clear();
+        self.buckets.resize(1 << bits, 0);
+        let rows = || self.printed.iter().zip(&self.value).zip(&self.weight);
+        let mut fullest = 0;
+        for ((&p, &v), &w) in rows() {
             let d = T::diff(p, v, scale);
             if d != zero {
+                let b = &mut self.buckets[d.bucket(bits)];
+                *b += w;
+                fullest = fullest.max(*b);
+            }
+        }
+        if (fullest as usize) < at_least {
+            return None;
+        }
+        self.counts.clear();
+        for ((&p, &v), &w) in rows() {
+            let d = T::diff(p, v, scale);
+            if d != zero && self.buckets[d.bucket(bits)] as usize >= at_least {
                 *self.counts.entry(d).or_default() += w as usize;
             }
         }
@@ -5115,6 +5172,7 @@ impl<T: Column> Columns<T> {
         self.counts
             .iter()
             .map(|(&d, &c)| (d.wide(), c))
+            .filter(|&(_, c)| c >= at_least)
             .max_by_key(|&(d, c)| key(d, c))
     }
 }
@@ -5946,10 +6004,17 @@ mod tests {
                     assert_eq!(r3.majority(k), (thrice, 3 * diffs.len()), "{scale}");
                     diffs.sort_unstable();
                     let most = diffs.chunk_by(|a, b| a == b).map(|run| run.len()).max();
-                    assert_eq!(r.commonest(scale).map(|(_, c)| c), most, "{scale}");
-                    let most3 = r3.commonest(scale);
+                    assert_eq!(r.commonest(scale, 1).map(|(_, c)| c), most, "{scale}");
+                    let most3 = r3.commonest(scale, 1);
                     assert_eq!(most3.map(|(_, c)| c), most.map(|c| 3 * c), "{scale}");
-                    assert_eq!(most3.map(|(d, _)| d), r.commonest(scale).map(|(d, _)| d));
+                    assert_eq!(most3.map(|(d, _)| d), r.commonest(scale, 1).map(|(d, _)| d));
+                    // Held by fewer than `at_least` values: none; else the same difference.
+                    for at_least in [2, 3, 4, 6, 9] {
+                        let want = r.commonest(scale, 1).filter(|&(_, c)| c >= at_least);
+                        assert_eq!(r.commonest(scale, at_least), want, "{scale} {at_least}");
+                        let want3 = most3.filter(|&(_, c)| c >= at_least);
+                        assert_eq!(r3.commonest(scale, at_least), want3, "{scale} {at_least}");
+                    }
                 }
             }
         }
@@ -6999,6 +7064,7 @@ pub fn learn_printers(
     entries: &[crate::oracle::Entry],
 ) -> Result<PrinterSummary, crate::codec::CodecError> {
     fits::next_generation();
+    plains::next_generation();
     let codec0 = crate::codec::Codec::new(tables.to_vec())?;
     let renderer0 = crate::render::Renderer::new(&codec0);
     let obs = observations(&codec0, model, entries);

@@ -667,7 +667,7 @@ impl NumberRule {
         let bits = Key(pext(word, self.mask));
         match self.names.binary_search_by_key(&bits, |(k, _)| *k) {
             Ok(i) => out.push_str(&self.names[i].1),
-            Err(_) => out.push_str(&format_number(n, self.hex)),
+            Err(_) => push_number(out, n, self.hex),
         }
         out.push_str(suf);
         true
@@ -905,12 +905,16 @@ fn format_float_exact(x: f64) -> String {
     }
 }
 
-fn format_number(n: i128, hex: bool) -> String {
-    match (hex, n < 0) {
-        (true, false) => format!("0x{n:x}"),
-        (true, true) => format!("-0x{:x}", n.unsigned_abs()),
-        (false, _) => format!("{n}"),
-    }
+/// Appends `n` as nvdisasm prints a number (`0x1f`, `-0x1f`, or decimal), written in place:
+/// learning prints a rule's numbers for every value of every table it tries.
+fn push_number(out: &mut String, n: i128, hex: bool) {
+    use std::fmt::Write;
+    // Writing to a String cannot fail.
+    let _ = match (hex, n < 0) {
+        (true, false) => write!(out, "0x{n:x}"),
+        (true, true) => write!(out, "-0x{:x}", n.unsigned_abs()),
+        (false, _) => write!(out, "{n}"),
+    };
 }
 
 /// The word whose bits under `mask` are `key` (the inverse of [`pext`]), other bits 0. Works
