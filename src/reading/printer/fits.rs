@@ -1,41 +1,84 @@
-//! Variant fits kept by everything they read, so that a process that learns again from
-//! answers of which a variant's did not change (`learn`'s rounds) does not fit it again.
+//! Fits kept by everything they read, for the whole process: variant fits, so that a process
+//! that learns again from answers of which a variant's did not change (`learn`'s rounds) does
+//! not fit it again, and ([`Kept`]) the plain slot fits of [`super::plains`].
 
 use super::{Learned, Sample};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::{Mutex, OnceLock};
 
-/// A digest of what [`super::fit_variant`] reads: the variant's table (its layout, names and
-/// printers, as serialised: [`TableDigests`]), the variant's place, and its (word, text)
-/// answers in order.
-type FitKey = [u8; 32];
+/// A SHA-256 digest of everything a fit reads.
+pub(super) type Digest = [u8; 32];
 
-/// The fits of the current and the previous [`next_generation`] (older ones are dropped: a
-/// variant whose answers changed since is fitted anew), each with the generation it was last
-/// asked in.
-#[derive(Default)]
-struct Fits {
+/// Values kept by the digest of their inputs, for the current and the previous generation
+/// ([`Kept::next_generation`]; older ones are dropped: a fit whose inputs changed since is
+/// made anew, and the memory stays that of two rounds), each with the generation it was last
+/// asked in. A poisoned lock is taken as it is: values are only ever inserted whole.
+pub(super) struct Kept<V>(Mutex<Option<Generations<V>>>);
+
+struct Generations<V> {
     generation: u64,
-    kept: HashMap<FitKey, (u64, Learned)>,
+    kept: HashMap<Digest, (u64, V)>,
 }
 
-static FITS: Mutex<Option<Fits>> = Mutex::new(None);
+impl<V: Clone> Kept<V> {
+    /// Nothing kept yet.
+    pub(super) const fn new() -> Self {
+        Kept(Mutex::new(None))
+    }
 
-/// Starts a new round of fits ([`super::learn_printers`] calls it once per call): fits last
-/// asked for before the previous round are forgotten.
+    fn with<R>(&self, f: impl FnOnce(&mut Generations<V>) -> R) -> R {
+        let mut g = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        f(g.get_or_insert_with(|| Generations {
+            generation: 0,
+            kept: HashMap::default(),
+        }))
+    }
+
+    /// Starts a new generation: values last asked for before the previous one are forgotten.
+    pub(super) fn next_generation(&self) {
+        self.with(|g| {
+            g.generation += 1;
+            let keep_from = g.generation - 1;
+            g.kept.retain(|_, (seen, _)| *seen >= keep_from);
+        });
+    }
+
+    /// The value kept for `key` in this generation or the one before, else `fit()`, kept.
+    pub(super) fn get_or_fit(&self, key: Digest, fit: impl FnOnce() -> V) -> V {
+        let kept = self.with(|g| {
+            let now = g.generation;
+            g.kept.get_mut(&key).map(|(seen, v)| {
+                *seen = now;
+                v.clone()
+            })
+        });
+        if let Some(v) = kept {
+            return v;
+        }
+        let v = fit();
+        self.with(|g| g.kept.insert(key, (g.generation, v.clone())));
+        v
+    }
+}
+
+/// Hashes (word, text) pairs in order, each length before what it counts, so that two
+/// different lists never hash the same bytes.
+pub(super) fn hash_samples(h: &mut sha2::Sha256, samples: &[Sample]) {
+    use sha2::Digest as _;
+    h.update((samples.len() as u64).to_le_bytes());
+    for (w, t) in samples {
+        h.update(w.to_le_bytes());
+        h.update((t.len() as u64).to_le_bytes());
+        h.update(t.as_bytes());
+    }
+}
+
+/// The variant fits ([`fit_variant`]).
+static FITS: Kept<Learned> = Kept::new();
+
+/// Starts a new round of variant fits ([`super::learn_printers`] calls it once per call).
 pub(super) fn next_generation() {
-    with_fits(|fits| {
-        fits.generation += 1;
-        let keep_from = fits.generation - 1;
-        fits.kept.retain(|_, (seen, _)| *seen >= keep_from);
-    });
-}
-
-/// Runs `f` on the kept fits, under the lock (a poisoned lock is taken as it is: the fits
-/// are only ever inserted whole).
-fn with_fits<R>(f: impl FnOnce(&mut Fits) -> R) -> R {
-    let mut g = FITS.lock().unwrap_or_else(|e| e.into_inner());
-    f(g.get_or_insert_with(Fits::default))
+    FITS.next_generation();
 }
 
 /// The SHA-256 digests of a codec's tables as serialised, each worked out once, when first
@@ -68,19 +111,16 @@ impl<'c> TableDigests<'c> {
     }
 }
 
-/// The digest of a fit's inputs ([`FitKey`]).
-fn key(tables: &TableDigests, id: (u16, u16), samples: &[Sample]) -> Option<FitKey> {
-    use sha2::{Digest, Sha256};
+/// The digest of what [`super::fit_variant`] reads: the variant's table (its layout, names and
+/// printers, as serialised: [`TableDigests`]), the variant's place, and its (word, text)
+/// answers in order.
+fn key(tables: &TableDigests, id: (u16, u16), samples: &[Sample]) -> Option<Digest> {
+    use sha2::{Digest as _, Sha256};
     let mut h = Sha256::new();
     h.update(tables.of(id.0)?);
     h.update(id.0.to_le_bytes());
     h.update(id.1.to_le_bytes());
-    h.update((samples.len() as u64).to_le_bytes());
-    for (w, t) in samples {
-        h.update(w.to_le_bytes());
-        h.update((t.len() as u64).to_le_bytes());
-        h.update(t.as_bytes());
-    }
+    hash_samples(&mut h, samples);
     Some(h.finalize().into())
 }
 
@@ -96,17 +136,5 @@ pub(super) fn fit_variant(
     let Some(k) = key(tables, id, samples) else {
         return super::fit_variant(codec, renderer, id, samples);
     };
-    let kept = with_fits(|fits| {
-        let now = fits.generation;
-        fits.kept.get_mut(&k).map(|(seen, learned)| {
-            *seen = now;
-            learned.clone()
-        })
-    });
-    if let Some(learned) = kept {
-        return learned;
-    }
-    let learned = super::fit_variant(codec, renderer, id, samples);
-    with_fits(|fits| fits.kept.insert(k, (fits.generation, learned.clone())));
-    learned
+    FITS.get_or_fit(k, || super::fit_variant(codec, renderer, id, samples))
 }
