@@ -4728,20 +4728,12 @@ fn value_names(
         }
         let other = Key(pext(word, mask & !rule.mask));
         let neg = rule.value_of_bits(v) < 0;
-        // The list is sorted by key and sign, one entry each ([`affix_list_of`]): searched
-        // by halves.
-        debug_assert!(rule.affixes.is_sorted_by_key(|e| (e.0, e.1)));
-        let at = rule.affixes.partition_point(|e| (e.0, e.1) < (other, neg));
-        let Some((_, _, pre, suf)) = rule
-            .affixes
-            .get(at)
-            .filter(|(k, s, _, _)| *k == other && *s == neg)
-        else {
+        let Some((pre, suf)) = rule.learned_affixes(other, neg) else {
             continue;
         };
         let name = t
-            .strip_prefix(pre.as_str())
-            .and_then(|r| r.strip_suffix(suf.as_str()))
+            .strip_prefix(pre)
+            .and_then(|r| r.strip_suffix(suf))
             .filter(|n| !n.is_empty() && !n.contains([' ', ',']));
         match (seen.get(&v), name) {
             (Some(None), _) => {}

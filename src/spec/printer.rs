@@ -675,11 +675,17 @@ impl NumberRule {
 }
 
 impl NumberRule {
+    /// The affixes learned for the slot's other bits `other` and the sign ([`NumberRule::
+    /// affixes`], searched by halves when long); `None` where none were learned.
+    pub fn learned_affixes(&self, other: Key, neg: bool) -> Option<(&str, &str)> {
+        keyed_affixes(&self.affixes, other, neg)
+    }
+
     /// The affixes of the slot's other bits `other` and the sign: those learned for them,
     /// else those [`NumberRule::nearby`] names for them without `nearby_bits`, else those
     /// [`NumberRule::unseen`] names for the sign; `None` when none has any.
     fn affixes_of(&self, other: Key, neg: bool) -> Option<(&str, &str)> {
-        keyed_affixes(&self.affixes, other, neg)
+        self.learned_affixes(other, neg)
             .or_else(|| keyed_affixes(&self.nearby, Key(other.0 & !self.nearby_bits.0), neg))
             .or_else(|| {
                 self.unseen
