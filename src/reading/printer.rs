@@ -3763,15 +3763,22 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
         if now == n {
             break;
         }
-        let best = context_candidates(mask, groups)
-            .into_iter()
-            .map(|g| (classes.score(g, &mut scratch), g))
+        let cands = context_candidates(mask, groups);
+        let best = cands
+            .iter()
+            .map(|&g| (classes.score(g, &mut scratch), g))
             .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
+        // Context bits must help on answers they were not fitted to (leave-one-out), by at
+        // least 1% of the answers: a wide field that makes every key unique does not.
+        let gains = |c: usize| c > now && (c - now) * 100 >= n;
         match best {
-            // Context bits must help on answers they were not fitted to (leave-one-out), by
-            // at least 1% of the answers: a wide field that makes every key unique does not.
-            Some((c, g)) if c > now && (c - now) * 100 >= n => mask |= g,
-            _ => break,
+            Some((c, g)) if gains(c) => mask |= g,
+            // Two groups that tell the text only together (either set: SM90 MUFU prints its
+            // source's `.H1` where bit 72 or bit 73 names a 16-bit type, synthesised table).
+            _ => match paired_context(&cands, &classes, &mut scratch) {
+                Some((c, g)) if gains(c) => mask |= g,
+                _ => break,
+            },
         }
     }
     mask |= shape_context(mask, texts, groups);
@@ -4268,7 +4275,7 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
             .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
         let g = match best {
             Some((c, g)) if gains(c) => g,
-            _ => match paired_context(key, &shaped, &free, &classes, &mut scratch) {
+            _ => match paired_context(&free, &classes, &mut scratch) {
                 Some((c, g)) if gains(c) => g,
                 _ => break,
             },
@@ -4321,25 +4328,28 @@ fn bits_that_tell(mut key: u128, mut context: u128, texts: &[(u128, u32)]) -> (u
 const MAX_SHAPE_CONTEXT_STEPS: usize = 3;
 
 /// Groups [`paired_context`] pairs: the most telling by [`shape_entropy`].
-const PAIR_CANDIDATES: usize = 4;
+const PAIR_CANDIDATES: usize = 8;
 
 /// Two groups that tell a slot's affixes together where neither does alone (each alone
 /// leaves the commonest shape the best guess): the pair of the [`PAIR_CANDIDATES`] groups
-/// of `free` that leave the least [`shape_entropy`] with `key` whose union scores best
-/// (leave-one-out), with its score. SM80 I2IP (synthesised table): `.reuse` after the first
+/// of `free` that leave the least [`shape_entropy`] with the key of `classes` whose union
+/// scores best (leave-one-out), with its score. SM80 I2IP (synthesised table): `.reuse` after the first
 /// source register prints where bit 122 (a reuse bit) and bit 109 are both set; 122 set
 /// alone or 109 set alone prints none more often than not.
 fn paired_context(
-    key: u128,
-    shaped: &[(u128, u32)],
     free: &[u128],
     classes: &LooClasses,
     scratch: &mut LooScratch,
 ) -> Option<(usize, u128)> {
-    let kinds = shaped.iter().map(|x| x.1).collect::<HashSet<u32>>().len();
+    let kinds = classes
+        .texts
+        .iter()
+        .map(|x| x.1)
+        .collect::<HashSet<u32>>()
+        .len();
     let mut ranked: Vec<(f64, u128)> = free
         .iter()
-        .map(|&g| (shape_entropy(key | g, shaped, kinds), g))
+        .map(|&g| (classes.entropy(g, kinds, scratch), g))
         .collect();
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     ranked.truncate(PAIR_CANDIDATES);
@@ -4402,6 +4412,8 @@ fn loo_score(mask: u128, texts: &[(u128, u32)]) -> usize {
 /// The answers of [`loo_score`] grouped once by their key (the word's `mask` bits) and text,
 /// so that the score of `mask` with each further group is a count over dense class numbers.
 struct LooClasses<'a> {
+    /// The key bits.
+    mask: u128,
     texts: &'a [(u128, u32)],
     /// Per answer, its (key, text) class.
     class: Vec<u32>,
@@ -4440,6 +4452,7 @@ impl<'a> LooClasses<'a> {
             })
             .collect();
         LooClasses {
+            mask,
             texts,
             class,
             key_of,
@@ -4447,23 +4460,24 @@ impl<'a> LooClasses<'a> {
         }
     }
 
-    /// [`loo_score`] of `mask | g` (the key is the word's `mask` bits and its `g` bits).
-    fn score(&self, g: u128, scratch: &mut LooScratch) -> usize {
+    /// Whether the cells of `mask | g` are counted in arrays (else hashed).
+    fn dense(&self, g: u128) -> bool {
         let k = g.count_ones();
-        let n = self.texts.len();
-        let classes = self.key_of.len();
-        if k > LOO_ARRAY_BITS || (classes << k) > (4 * n).max(1 << 12) {
-            return self.score_hashed(g);
-        }
+        k <= LOO_ARRAY_BITS && (self.key_of.len() << k) <= (4 * self.texts.len()).max(1 << 12)
+    }
+
+    /// Per answer, its (class, `g` bits) cell into `cells`, with the scratch arrays sized
+    /// for them (a [`LooClasses::dense`] `g`).
+    fn cells_of(&self, g: u128, scratch: &mut LooScratch) {
+        let k = g.count_ones();
         let LooScratch { counts, top, cells } = scratch;
-        if counts.len() < classes << k {
-            counts.resize(classes << k, 0);
+        if counts.len() < self.key_of.len() << k {
+            counts.resize(self.key_of.len() << k, 0);
         }
         if top.len() < self.keys << k {
             top.resize(self.keys << k, (0, 0));
         }
-        // Per answer, its (class, g bits) cell. A group of adjacent bits (most are) is read
-        // by one shift and mask.
+        // A group of adjacent bits (most are) is read by one shift and mask.
         cells.clear();
         let low = if g == 0 { 0 } else { g.trailing_zeros() };
         let run = g >> low;
@@ -4483,12 +4497,26 @@ impl<'a> LooClasses<'a> {
                     .map(|(&(w, _), &c)| (c as usize) << k | px.of(w) as usize),
             );
         }
+    }
+
+    /// The key cell (key number, `g` bits) of a (class, `g` bits) cell.
+    fn key_cell(&self, cell: usize, k: u32) -> usize {
+        (self.key_of[cell >> k] as usize) << k | (cell & ((1usize << k) - 1))
+    }
+
+    /// [`loo_score`] of `mask | g` (the key is the word's `mask` bits and its `g` bits).
+    fn score(&self, g: u128, scratch: &mut LooScratch) -> usize {
+        if !self.dense(g) {
+            return self.score_hashed(g);
+        }
+        let k = g.count_ones();
+        self.cells_of(g, scratch);
+        let LooScratch { counts, top, cells } = scratch;
         for &cell in cells.iter() {
             counts[cell] += 1;
         }
         // Each cell's count once into its key's two largest, then cleared.
-        let sub_mask = (1usize << k) - 1;
-        let key_cell = |cell: usize| (self.key_of[cell >> k] as usize) << k | (cell & sub_mask);
+        let key_cell = |cell: usize| self.key_cell(cell, k);
         for &cell in cells.iter() {
             let v = std::mem::take(&mut counts[cell]);
             if v == 0 {
@@ -4507,6 +4535,35 @@ impl<'a> LooClasses<'a> {
             if c1 >= 2 && c1 - 1 > c2 {
                 sum += c1 as usize;
             }
+        }
+        sum
+    }
+
+    /// [`shape_entropy`] of `mask | g`, counted in the scratch arrays where `g` is narrow
+    /// enough ([`LooClasses::dense`]).
+    fn entropy(&self, g: u128, kinds: usize, scratch: &mut LooScratch) -> f64 {
+        if !self.dense(g) {
+            return shape_entropy(self.mask | g, self.texts, kinds);
+        }
+        let k = g.count_ones();
+        self.cells_of(g, scratch);
+        let LooScratch { counts, top, cells } = scratch;
+        for &cell in cells.iter() {
+            counts[cell] += 1;
+            top[self.key_cell(cell, k)].0 += 1;
+        }
+        let kinds = kinds as f64;
+        let mut sum = 0.0;
+        for &cell in cells.iter() {
+            let c = std::mem::take(&mut counts[cell]);
+            if c == 0 {
+                continue;
+            }
+            let (c, n) = (c as f64, top[self.key_cell(cell, k)].0 as f64);
+            sum += -c * ((c - 1.0 + 0.5) / (n - 1.0 + 0.5 * kinds)).ln();
+        }
+        for &cell in cells.iter() {
+            top[self.key_cell(cell, k)].0 = 0;
         }
         sum
     }
@@ -5528,6 +5585,34 @@ mod tests {
             .collect();
         let t: Vec<(u128, &str)> = one.iter().map(|(w, t)| (*w, t.as_str())).collect();
         assert_eq!(shape_context(reg, &t, &[reg, a, b, other]), a);
+    }
+
+    #[test]
+    fn a_suffix_that_two_flags_tell_only_together_takes_both_as_context() {
+        // SM90 MUFU-like (synthesised table): bits 60-61 name the source's suffix (`.H1`,
+        // `.INVALID2`, `.INVALID3`), printed only where bit 72 (`.F16`) or bit 73 (`.BF16`)
+        // is set. Either flag alone leaves the suffix right on as many answers as without it.
+        // Every combination 20 times: either flag alone then gains exactly nothing.
+        let (suffix, f16, bf16, other) = (3u128 << 60, 1u128 << 72, 1u128 << 73, 1u128 << 100);
+        let names = ["", ".H1", ".INVALID2", ".INVALID3"];
+        let texts: Vec<(u128, &str)> = (0..20 * 32u128)
+            .map(|i| {
+                let r = i % 32;
+                let w = (r & 3) << 60 | (r >> 2 & 3) << 72 | (r >> 4 & 1) << 100;
+                let half = w & (f16 | bf16) != 0;
+                (w, if half { names[(r & 3) as usize] } else { "" })
+            })
+            .collect();
+        let slot = fit_plain(suffix, &texts, &[suffix, f16, bf16, other], 0);
+        assert_eq!(slot.mask, suffix | f16 | bf16);
+        let print = |w: u128| {
+            let mut out = String::new();
+            slot.print_into(w, &mut out);
+            out
+        };
+        assert_eq!(print(1 << 60 | bf16), ".H1");
+        assert_eq!(print(1 << 60 | f16 | bf16), ".H1");
+        assert_eq!(print(2 << 60), "");
     }
 
     #[test]
