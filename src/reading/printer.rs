@@ -204,6 +204,9 @@ fn gathered_forms<'a>(
     }
     let missed = misses(&printer, samples);
     let before = printer.learned_permille;
+    if std::env::var_os("SASS_CONFORM_DEBUG_FORMS").is_some() {
+        eprintln!("flat {fixed_mask:x}: {before}");
+    }
     // The group where the misses gather, judged on every answer.
     let gathered = miss_group(cands, samples, &missed, GATHER_RATE);
     let printer = best_of_forms(
@@ -455,6 +458,12 @@ fn best_of_forms<'a>(
             cache,
         ) && p.learned_permille > best.learned_permille
         {
+            if std::env::var_os("SASS_CONFORM_DEBUG_FORMS").is_some() {
+                eprintln!(
+                    "gathered form {fixed_mask:x}: {form:x} {} -> {}",
+                    best.learned_permille, p.learned_permille
+                );
+            }
             best = p;
         }
     }
@@ -828,6 +837,12 @@ fn learn_at_fresh<'a>(
 ) -> Option<Printer> {
     let r = reach(fixed_mask, groups, samples, pick)?;
     let form = if depth > 0 { form_mask(&r.spans) } else { 0 };
+    if std::env::var_os("SASS_CONFORM_DEBUG_FORMS").is_some() && form != 0 {
+        eprintln!(
+            "span form {fixed_mask:x}: {form:x} over {} answers",
+            samples.len()
+        );
+    }
     if form != 0 {
         return learn_forms(
             fixed_mask,
@@ -3450,7 +3465,9 @@ fn slot_runs(skel: &[Elem]) -> HashMap<usize, usize> {
 /// Slots side by side as one joined slot ([`fit_joined`] over their bits and their texts
 /// put together), when that predicts more of every other answer from the rest than the
 /// slots fitted apart: the cut of an answer between two slots is unsure where one of them
-/// prints nothing (SM120 LDCU `c[0x1c][UR5+0x10]`, `c[0x1c][0x10]` at URZ). `texts[i]` are
+/// prints nothing (SM120 LDCU `c[0x1c][UR5+0x10]`, `c[0x1c][0x10]` at URZ). Failing that,
+/// as one plain slot ([`fit_slot`] over their bits), when that predicts more of the other
+/// answers and more of those at values of the bits the rest never showed. `texts[i]` are
 /// the answers' texts of slot `i` of the run, each over the same words.
 fn fit_run(
     masks: &[u128],
@@ -3470,7 +3487,7 @@ fn fit_run(
         .collect();
     let joint: Vec<(u128, &str)> = joint.iter().map(|(w, t)| (*w, t.as_str())).collect();
     let (train, test) = halves(&joint);
-    let joined_half = fit_joined(mask, &train, groups, base, fits)?;
+    let joined_half = fit_joined(mask, &train, groups, base, fits);
     let apart: Vec<Slot> = masks
         .iter()
         .zip(texts)
@@ -3486,16 +3503,46 @@ fn fit_run(
             out == *t
         })
         .count();
-    let right = predicted(&joined_half, &test);
+    let right = joined_half.as_ref().map_or(0, |j| predicted(j, &test));
+    // Judged as well on the answers whose value of the run's bits the other half never
+    // showed: a slot over several fields keyed by all their bits at once prints its commonest
+    // text at a key it never saw, where the slots apart print each field's own (SM103
+    // CCTL_I's modifier run over bits 74-78 as one slot: right on 1-4% more of the other
+    // half, yet `.C.WBALL` for `.I.WBALL` at unseen keys, 22 fewer words of the check split).
+    let seen: HashSet<u128> = train.iter().map(|(w, _)| w & mask).collect();
+    let unseen: Texts = test
+        .iter()
+        .copied()
+        .filter(|(w, _)| !seen.contains(&(w & mask)))
+        .collect();
+    let apart_unseen = unseen
+        .iter()
+        .filter(|(w, t)| {
+            let mut out = String::new();
+            for s in &apart {
+                s.print_into(*w, &mut out);
+            }
+            out == *t
+        })
+        .count();
+    // The run's text as one slot: a register whose suffix prints inside the bars of its
+    // `|...|` (SM90 MUFU, synthesised table: `-|UR5.H1|`, the suffix in bits 60-61 printed
+    // only with `.F16` or `.BF16`) is one number with affixes keyed by the other slots' bits.
+    let whole_half = fit_slot(mask, &train, groups, base, fits);
+    let whole_right = predicted(&whole_half, &test);
+    let whole_unseen = predicted(&whole_half, &unseen);
     if std::env::var_os("SASS_CONFORM_DEBUG_PRINTER").is_some() {
         eprintln!(
-            "  run {mask:x}: joined {right} apart {apart_right} of {}: {}",
+            "  run {mask:x}: joined {right} whole {whole_right} apart {apart_right} of {}; \
+             unseen keys: whole {whole_unseen} apart {apart_unseen} of {}",
             test.len(),
-            joined_half.describe()
+            unseen.len(),
         );
     }
-    if right > apart_right {
+    if right > apart_right && right >= whole_right {
         fit_joined(mask, &joint, groups, base, fits)
+    } else if whole_right > apart_right && whole_unseen > apart_unseen {
+        Some(fit_slot(mask, &joint, groups, base, fits))
     } else {
         None
     }
@@ -4250,7 +4297,15 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     if numbers * 10 < texts.len() * 6 {
         return 0;
     }
-    let shaped: Vec<(u128, String)> = texts.iter().map(|&(w, t)| (w, affixes(t))).collect();
+    // A text without a digit is a value's name (`URZ`, `RZ`), which the slot's own bits
+    // tell and the number rule names: keyed by other groups it is noise in every key (one
+    // answer in 64 for a uniform register: SM90 MUFU's `-|URZ.H1|` kept its affixes' context,
+    // bits 60-61 and 72-73, under the 99% bar).
+    let shaped: Vec<(u128, String)> = texts
+        .iter()
+        .filter(|(_, t)| t.bytes().any(|b| b.is_ascii_digit()))
+        .map(|&(w, t)| (w, affixes(t)))
+        .collect();
     let shaped: Vec<(u128, &str)> = shaped.iter().map(|(w, t)| (*w, t.as_str())).collect();
     let shaped = interned(&shaped);
     let n = shaped.len();
@@ -5585,6 +5640,63 @@ mod tests {
             .collect();
         let t: Vec<(u128, &str)> = one.iter().map(|(w, t)| (*w, t.as_str())).collect();
         assert_eq!(shape_context(reg, &t, &[reg, a, b, other]), a);
+    }
+
+    #[test]
+    fn a_register_whose_suffix_prints_inside_its_bars_is_one_slot_with_its_neighbours() {
+        // SM90 MUFU-like (synthesised table): `-` (bit 63), the register (bits 32-37) with
+        // `|...|` (bit 62), and a suffix (bits 60-61) printed only with bit 72 or 73 set,
+        // inside the bars: `-|UR5.H1|`. Cut apart, the bars' text holds the suffix and the
+        // suffix's slot prints nothing there; as one slot the run is a number with affixes,
+        // right where the slots apart are not.
+        let (neg, reg, suffix) = (1u128 << 63, 0x3fu128 << 32 | 1 << 62, 3u128 << 60);
+        let (f16, bf16) = (1u128 << 72, 1u128 << 73);
+        let names = ["", ".H1", ".INVALID2", ".INVALID3"];
+        let mut rng = crate::codec::SplitMix64(21);
+        let mut words = Vec::new();
+        let mut pieces: Vec<[String; 3]> = Vec::new();
+        for _ in 0..1200 {
+            let r = rng.next_u64() as u128;
+            let w = ((r & 0x3f) % 63) << 32 | (r >> 6 & 0xf) << 60 | (r >> 10 & 3) << 72;
+            let sfx = if w & (f16 | bf16) != 0 {
+                names[(w >> 60 & 3) as usize]
+            } else {
+                ""
+            };
+            let n = w >> 32 & 0x3f;
+            let sign = if w & neg != 0 { "-" } else { "" };
+            // Without bars the cut is unsure where the suffix goes (either slot may print
+            // it): half the answers give it to the register's slot.
+            pieces.push(if w & 1 << 62 != 0 {
+                [sign.into(), format!("|UR{n}{sfx}|"), String::new()]
+            } else if r >> 12 & 1 == 1 {
+                [sign.into(), format!("UR{n}{sfx}"), String::new()]
+            } else {
+                [sign.into(), format!("UR{n}"), sfx.into()]
+            });
+            words.push(w);
+        }
+        let texts: Vec<Vec<(u128, &str)>> = (0..3)
+            .map(|i| {
+                words
+                    .iter()
+                    .zip(&pieces)
+                    .map(|(&w, p)| (w, p[i].as_str()))
+                    .collect()
+            })
+            .collect();
+        let groups = [neg, 0x3fu128 << 32, 1 << 62, suffix, f16, bf16];
+        let mut fits = PlainFits::default();
+        let slot = fit_run(&[neg, reg, suffix], &texts, &groups, 0, &mut fits)
+            .expect("the run is one slot");
+        let print = |w: u128| {
+            let mut out = String::new();
+            slot.print_into(w, &mut out);
+            out
+        };
+        assert_eq!(print(neg | 1 << 62 | 7 << 32 | 1 << 60 | f16), "-|UR7.H1|");
+        assert_eq!(print(2 << 60 | bf16 | 9 << 32), "UR9.INVALID2");
+        assert_eq!(print(3 << 60 | 1 << 62 | 11 << 32), "|UR11|");
     }
 
     #[test]
