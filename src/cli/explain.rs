@@ -80,10 +80,18 @@ fn describe_variant(
             s.push_str(", signed");
         }
         if !f.names.is_empty() {
-            s.push_str(&format!(", {} values named", f.names.len()));
+            let n = f.names.len();
+            s.push_str(&format!(
+                ", {n} value{} named",
+                if n == 1 { "" } else { "s" }
+            ));
         }
         if !f.rejected.is_empty() {
-            s.push_str(&format!(", {} values rejected", f.rejected.len()));
+            let n = f.rejected.len();
+            s.push_str(&format!(
+                ", {n} value{} rejected",
+                if n == 1 { "" } else { "s" }
+            ));
         }
         if !f.context.is_empty() {
             let m = f.context.iter().fold(0u128, |m, r| m | r.mask());

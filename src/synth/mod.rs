@@ -725,8 +725,16 @@ fn assemble(
         layout::groups_to_flags(&mut v.text.layout);
         let fixed = &got[at];
         at += 1;
+        // The mnemonic the fixed word prints, where it prints another instruction's: SM100
+        // F2FP (ptxas 13.5 words) had a variant whose fixed word nvdisasm reads as
+        // `PLOP3.LUT P0, P2, !P0, R0.SIGN, R0.SIGN, 0x70, 0x0`, written as its distilled line.
+        let other_mnemonic = |t: &str| {
+            text::parse(t)
+                .map(|p| p.mnemonic)
+                .filter(|m| *m != v.text.title)
+        };
         match fixed {
-            Answer::Text(t) if !t.is_empty() => {
+            Answer::Text(t) if !t.is_empty() && other_mnemonic(t).is_none() => {
                 v.fixed_legal = true;
                 v.text.distilled = t.clone();
             }
@@ -736,7 +744,11 @@ fn assemble(
                     word_to_hex(v.text.layout.fixed_word()),
                     match other {
                         Answer::Illegal(r) => format!("refused ({r})"),
-                        Answer::Text(_) => "prints no text".to_string(),
+                        Answer::Text(t) if t.is_empty() => "prints no text".to_string(),
+                        Answer::Text(t) => format!(
+                            "prints another instruction ({})",
+                            other_mnemonic(t).unwrap_or_default()
+                        ),
                     }
                 ));
                 v.text.distilled = v.base_text.clone();
