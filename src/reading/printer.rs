@@ -3493,16 +3493,19 @@ fn fit_run(
         .zip(texts)
         .map(|(&m, t)| fit_slot(m, &halves(t).0, groups, base, fits))
         .collect();
-    let apart_right = test
-        .iter()
-        .filter(|(w, t)| {
-            let mut out = String::new();
-            for s in &apart {
-                s.print_into(*w, &mut out);
-            }
-            out == *t
-        })
-        .count();
+    // How many of `on` the slots apart print right, one after the other.
+    let apart_predicted = |on: &[(u128, &str)]| {
+        on.iter()
+            .filter(|(w, t)| {
+                let mut out = String::new();
+                for s in &apart {
+                    s.print_into(*w, &mut out);
+                }
+                out == *t
+            })
+            .count()
+    };
+    let apart_right = apart_predicted(&test);
     let right = joined_half.as_ref().map_or(0, |j| predicted(j, &test));
     // Judged as well on the answers whose value of the run's bits the other half never
     // showed: a slot over several fields keyed by all their bits at once prints its commonest
@@ -3515,16 +3518,7 @@ fn fit_run(
         .copied()
         .filter(|(w, _)| !seen.contains(&(w & mask)))
         .collect();
-    let apart_unseen = unseen
-        .iter()
-        .filter(|(w, t)| {
-            let mut out = String::new();
-            for s in &apart {
-                s.print_into(*w, &mut out);
-            }
-            out == *t
-        })
-        .count();
+    let apart_unseen = apart_predicted(&unseen);
     // The run's text as one slot: a register whose suffix prints inside the bars of its
     // `|...|` (SM90 MUFU, synthesised table: `-|UR5.H1|`, the suffix in bits 60-61 printed
     // only with `.F16` or `.BF16`) is one number with affixes keyed by the other slots' bits.
