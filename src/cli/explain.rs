@@ -4,6 +4,7 @@
 //! where several match a word.
 
 use super::*;
+use sass_conform::report::compare::plural;
 use sass_conform::spec::printer::bit_ranges;
 
 /// Arguments of `explain`.
@@ -80,18 +81,12 @@ fn describe_variant(
             s.push_str(", signed");
         }
         if !f.names.is_empty() {
-            let n = f.names.len();
-            s.push_str(&format!(
-                ", {n} value{} named",
-                if n == 1 { "" } else { "s" }
-            ));
+            let n = plural(f.names.len(), "value", "values");
+            s.push_str(&format!(", {n} named"));
         }
         if !f.rejected.is_empty() {
-            let n = f.rejected.len();
-            s.push_str(&format!(
-                ", {n} value{} rejected",
-                if n == 1 { "" } else { "s" }
-            ));
+            let n = plural(f.rejected.len(), "value", "values");
+            s.push_str(&format!(", {n} rejected"));
         }
         if !f.context.is_empty() {
             let m = f.context.iter().fold(0u128, |m, r| m | r.mask());

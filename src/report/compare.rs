@@ -277,7 +277,8 @@ fn names(counts: BTreeMap<String, usize>) -> String {
     s
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
+/// `n` and the noun in its number: `1 new finding`, `2 new findings`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
