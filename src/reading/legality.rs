@@ -501,15 +501,74 @@ pub fn index_sweep_words(
             out.extend(
                 (0..1u32 << t.index_bits.len())
                     .filter(unseen)
-                    .filter_map(|value| {
-                        t.index_bits
-                            .iter()
-                            .enumerate()
-                            .filter(|(k, _)| value >> k & 1 == 1)
-                            .try_fold(base & !clear, |w, (_, b)| b.map(|b| w | 1 << b))
-                    }),
+                    .filter_map(|value| with_index(t, base & !clear, value)),
             );
         }
+        out.extend(opclass_sweep_words(v, &tables, answers));
+    }
+    out
+}
+
+/// `word` with `t`'s index bits set to `value` (its index bits already clear); `None` where
+/// `value` sets an index bit no word bit is known for.
+fn with_index(t: &ConstraintTable, word: u128, value: u32) -> Option<u128> {
+    t.index_bits
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| value >> k & 1 == 1)
+        .try_fold(word, |w, (_, b)| b.map(|b| w | 1 << b))
+}
+
+/// The index sweep within each opclass of `v`, where its reasons name two or more: on the
+/// lowest word of `v` each opclass's reasons name a table for, every value of that table's
+/// index (at most [`MAX_SWEPT_INDEX_BITS`] bits) the opclass's reasons did not name
+/// refused. A value seen accepted in one opclass says nothing of another's table of the same
+/// name (SM120 HADD2: `TABLES_opex_6` value 0x34, `.reuse` on the first source with the
+/// yield bit, printed for `hadd2__RR` and refused for `hadd2_F32__RR`), and the sweep of
+/// [`index_sweep_words`] skips every value seen in any opclass. Unsorted, with repeats.
+fn opclass_sweep_words(
+    v: &crate::spec::Variant,
+    tables: &[ConstraintTable],
+    answers: &[(u128, &Answer)],
+) -> Vec<u128> {
+    // (opclass, table) -> (lowest refused word, values refused).
+    let mut seen: BTreeMap<(&str, &str), (u128, BTreeSet<u32>)> = BTreeMap::new();
+    for (w, a) in answers {
+        if w & v.fixed_mask != v.fixed_value {
+            continue;
+        }
+        if let Answer::Illegal(r) = a
+            && let Some((opclass, value, table)) = parse_constraint_reason(r)
+        {
+            let e = seen
+                .entry((opclass, table))
+                .or_insert((*w, BTreeSet::new()));
+            e.0 = e.0.min(*w);
+            e.1.insert(value);
+        }
+    }
+    let opclasses: BTreeSet<&str> = seen.keys().map(|k| k.0).collect();
+    if opclasses.len() < 2 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for ((_, table), (base, refused)) in &seen {
+        let Some(t) = tables
+            .iter()
+            .find(|t| t.table == *table && t.index_bits.len() <= MAX_SWEPT_INDEX_BITS)
+        else {
+            continue;
+        };
+        let clear = t
+            .index_bits
+            .iter()
+            .flatten()
+            .fold(0u128, |m, &b| m | 1 << b);
+        out.extend(
+            (0..1u32 << t.index_bits.len())
+                .filter(|value| !refused.contains(value))
+                .filter_map(|value| with_index(t, base & !clear, value)),
+        );
     }
     out
 }

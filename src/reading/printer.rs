@@ -2534,7 +2534,11 @@ fn pair_slots(
             }
             parts
         } else {
-            place(g).map(|(at, t)| (at, g, t)).into_iter().collect()
+            // The group cleared whole; else the one place its bits found (a reuse field whose
+            // one bit prints only beside the yield bit: no recorded pair clears all four).
+            let whole = place(g).map(|(at, t)| (at, g, t));
+            let bits = by_place.into_iter().next().map(|(at, (_, t))| (at, g, t));
+            whole.or(bits).into_iter().collect()
         };
         for (at, mask, texts) in parts {
             let mut vocab: HashSet<String> = texts.into_keys().collect();
@@ -8121,7 +8125,8 @@ const VALUE_PAIR_COMBOS: usize = 3;
 /// `scattered` are the answers' words in a scattered order, not the word's: the lowest words
 /// with a bit set share their other bits, and a bit that prints only beside another (a reuse
 /// bit beside the yield bit, SM103 SHF bit 124 beside 109) was never set with it in the
-/// first 8.
+/// first 8: so each bit is also cleared on one word where each other paired bit is set
+/// (SM120 HADD2: 47 of the 709 legal words with bit 122 set have bit 109 set too).
 fn clearing_pairs(groups: &[u128], scattered: &[u128]) -> Vec<u128> {
     let clear = |m: u128, n: usize| {
         scattered
@@ -8130,12 +8135,21 @@ fn clearing_pairs(groups: &[u128], scattered: &[u128]) -> Vec<u128> {
             .take(n)
             .map(move |w| w & !m)
     };
+    let paired: u128 = groups
+        .iter()
+        .filter(|g| g.count_ones() <= MAX_PAIRED_BITS)
+        .fold(0, |m, g| m | g);
     let mut pairs = Vec::new();
     for &g in groups {
         pairs.extend(clear(g, 16));
         if g.count_ones() <= MAX_PAIRED_BITS {
             for b in bits_of(g) {
                 pairs.extend(clear(b, 8));
+                // Beside each other paired bit: the first word with both set, cleared of `b`.
+                for c in bits_of(paired & !b) {
+                    let both = scattered.iter().find(|w| *w & b != 0 && *w & c != 0);
+                    pairs.extend(both.map(|w| w & !b));
+                }
             }
         }
     }
