@@ -8019,7 +8019,7 @@ pub fn form_sweep_words(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<u12
     let unplaced: Vec<u128> = split.into_iter().filter(|g| g & placed == 0).collect();
     let mut scattered: Vec<u128> = samples.iter().map(|(w, _)| *w).collect();
     scattered.sort_by_key(|&w| (scatter(w), w));
-    let mut out = clearing_pairs(&unplaced, &scattered);
+    let mut out = clearing_pairs(&unplaced, &scattered, form);
     // Sweeps around the base answer itself, where it is not the table's fixed word (on an
     // arch where the fixed word is illegal, no recorded sweep went around a legal word).
     if base.0 & !v.fixed_mask != 0 {
@@ -8116,6 +8116,9 @@ fn value_pairs(v: &crate::spec::Variant, base: u128, combos: &[u128]) -> Vec<u12
     out
 }
 
+/// Most values of the form bits [`clearing_pairs`] clears a pair of bits in.
+const MAX_PAIR_FORMS: usize = 16;
+
 /// How many legal combination words [`value_pairs`] sets two wide operands on.
 const VALUE_PAIR_COMBOS: usize = 3;
 
@@ -8125,9 +8128,10 @@ const VALUE_PAIR_COMBOS: usize = 3;
 /// `scattered` are the answers' words in a scattered order, not the word's: the lowest words
 /// with a bit set share their other bits, and a bit that prints only beside another (a reuse
 /// bit beside the yield bit, SM103 SHF bit 124 beside 109) was never set with it in the
-/// first 8: so each bit is also cleared on one word where each other paired bit is set
-/// (SM120 HADD2: 47 of the 709 legal words with bit 122 set have bit 109 set too).
-fn clearing_pairs(groups: &[u128], scattered: &[u128]) -> Vec<u128> {
+/// first 8: so each bit is also cleared on one word where each other paired bit is set, in
+/// each value of the form bits `form` (SM120 HADD2: 47 of the 709 legal words with bit 122
+/// set have bit 109 set too; SM103 FFMA2 has a printer for each of 16 forms).
+fn clearing_pairs(groups: &[u128], scattered: &[u128], form: u128) -> Vec<u128> {
     let clear = |m: u128, n: usize| {
         scattered
             .iter()
@@ -8145,10 +8149,19 @@ fn clearing_pairs(groups: &[u128], scattered: &[u128]) -> Vec<u128> {
         if g.count_ones() <= MAX_PAIRED_BITS {
             for b in bits_of(g) {
                 pairs.extend(clear(b, 8));
-                // Beside each other paired bit: the first word with both set, cleared of `b`.
+                // Beside each other paired bit: the first word with both set in each value of
+                // the form bits, cleared of `b` (each form's printer places `b` from its own).
                 for c in bits_of(paired & !b) {
-                    let both = scattered.iter().find(|w| *w & b != 0 && *w & c != 0);
-                    pairs.extend(both.map(|w| w & !b));
+                    let mut forms: Vec<u128> = Vec::new();
+                    for w in scattered.iter().filter(|w| *w & b != 0 && *w & c != 0) {
+                        if forms.len() >= MAX_PAIR_FORMS {
+                            break;
+                        }
+                        if !forms.contains(&(w & form)) {
+                            forms.push(w & form);
+                            pairs.push(w & !b);
+                        }
+                    }
                 }
             }
         }
