@@ -5324,7 +5324,8 @@ fn matched(
 
 /// Replaces `best` by [`try_rule`]'s rule for `rule` when it has more hits. `matched` is
 /// [`matched`] for `rule`, a bound on its hits: the affixes are only tallied when the bound
-/// could beat `best` (the result is the same; the tally is the costly part).
+/// could beat `best` (the result is the same; the tally is the costly part), and the rule's
+/// affixes are only chosen (as strings) when its hits do beat it.
 fn keep_better<'a>(
     best: &mut Option<(usize, NumberRule)>,
     rule: (u128, bool, i32, i64),
@@ -5335,18 +5336,50 @@ fn keep_better<'a>(
     if matched == 0 || best.as_ref().is_some_and(|(h, _)| matched <= *h) {
         return;
     }
-    if let Some((hits, r)) = try_rule(rule, entries, bits)
-        && best.as_ref().is_none_or(|(h, _)| hits > *h)
-    {
-        *best = Some((hits, r));
+    let tried = try_rule(rule, entries, bits);
+    let hits = tried.hits();
+    if hits > 0 && best.as_ref().is_none_or(|(h, _)| hits > *h) {
+        *best = Some((hits, tried.rule()));
     }
 }
 
+/// What [`try_rule`] found for one rule: the affixes of the values it prints right, sorted,
+/// and its hex votes. The hits are counted first; the rule (its affixes chosen, as strings)
+/// is built only for a rule the caller keeps, the same rule whenever it is built.
+struct TriedRule<'a> {
+    probe: NumberRule,
+    /// The affixes seen, one per value printed right, sorted.
+    affixes: Vec<AffixSeen<'a>>,
+    /// (hex, decimal) values among them.
+    hex_votes: (usize, usize),
+}
+
+impl TriedRule<'_> {
+    /// The values the rule prints right with its commonest affixes per key
+    /// ([`affix_list`]'s hits).
+    fn hits(&self) -> usize {
+        affix_hits(&self.affixes)
+    }
+
+    /// The rule with its affixes ([`affix_list`]'s list and unseen affixes).
+    fn rule(&self) -> NumberRule {
+        let (list, unseen) = affix_list_sorted(&self.affixes);
+        NumberRule {
+            hex: self.hex_votes.0 >= self.hex_votes.1,
+            affixes: list,
+            unseen,
+            ..self.probe.clone()
+        }
+    }
+}
+
+/// The affixes around the values `rule` prints right, sorted, for [`TriedRule`] to count and
+/// choose.
 fn try_rule<'a>(
     (num, signed, scale, offset): (u128, bool, i32, i64),
     entries: &[(u128, Option<ParsedNumber<'a>>)],
     bits: &[(u128, u128)],
-) -> Option<(usize, NumberRule)> {
+) -> TriedRule<'a> {
     let mut affixes: Vec<AffixSeen<'a>> = Vec::new();
     let mut hex_votes = (0usize, 0usize);
     let probe = probe_rule(num, signed, scale, offset);
@@ -5365,21 +5398,14 @@ fn try_rule<'a>(
         }
         affixes.push(((other, neg), (pre, suf)));
     }
-    let (hits, list, unseen) = affix_list_of(&mut affixes);
-    if hits == 0 {
-        return None;
-    }
     // The affixes of keys never learned ([`nearby_affixes`]) do not change the hits: they
     // are worked out once, for the rule [`fit_number`] keeps.
-    Some((
-        hits,
-        NumberRule {
-            hex: hex_votes.0 >= hex_votes.1,
-            affixes: list,
-            unseen,
-            ..probe
-        },
-    ))
+    affixes.sort_unstable();
+    TriedRule {
+        probe,
+        affixes,
+        hex_votes,
+    }
 }
 
 #[cfg(test)]
@@ -8363,25 +8389,44 @@ fn affix_list(affixes: &AffixTally) -> (usize, KeyedAffixes, Vec<Affixes>) {
 
 /// [`affix_list`] of the affixes seen one per value (sorted here, then counted by runs: no
 /// map per key): per key the first of its commonest pairs in sorted order is the least, as
-/// there.
+/// there. The tests compare the two; [`try_rule`] sorts and [`TriedRule`] counts the same way.
+#[cfg(test)]
 fn affix_list_of(seen: &mut [AffixSeen]) -> (usize, KeyedAffixes, Vec<Affixes>) {
     seen.sort_unstable();
-    let mut hits = 0;
-    let mut list: KeyedAffixes = Vec::new();
-    for same_key in seen.chunk_by(|a, b| a.0 == b.0) {
+    let (list, unseen) = affix_list_sorted(seen);
+    (affix_hits(seen), list, unseen)
+}
+
+/// Per key of `sorted` (affixes seen one per value, sorted), its commonest affix pair: the
+/// first of the longest run (the least of the commonest), with that run's length.
+fn commonest_affixes<'s, 't>(
+    sorted: &'s [AffixSeen<'t>],
+) -> impl Iterator<Item = ((u128, bool), (&'t str, &'t str), usize)> + 's {
+    sorted.chunk_by(|a, b| a.0 == b.0).map(|same_key| {
         let mut best = (same_key[0].1, 0usize);
         for same in same_key.chunk_by(|a, b| a.1 == b.1) {
             if same.len() > best.1 {
                 best = (same[0].1, same.len());
             }
         }
-        hits += best.1;
-        let ((k, neg), ((p, s), _)) = (same_key[0].0, best);
-        list.push((Key(k), neg, p.to_string(), s.to_string()));
-    }
+        (same_key[0].0, best.0, best.1)
+    })
+}
+
+/// [`affix_list`]'s hits on affixes seen one per value, sorted: per key, its commonest pair's
+/// count.
+fn affix_hits(sorted: &[AffixSeen]) -> usize {
+    commonest_affixes(sorted).map(|(_, _, c)| c).sum()
+}
+
+/// [`affix_list`]'s list and unseen affixes on affixes seen one per value, sorted.
+fn affix_list_sorted(sorted: &[AffixSeen]) -> (KeyedAffixes, Vec<Affixes>) {
+    let mut list: KeyedAffixes = commonest_affixes(sorted)
+        .map(|((k, neg), (p, s), _)| (Key(k), neg, p.to_string(), s.to_string()))
+        .collect();
     list.sort();
     let unseen = dominant_affixes(&list);
-    (hits, list, unseen)
+    (list, unseen)
 }
 
 /// Key bits whose value the learned keys' affixes do not follow ([`NumberRule::nearby_bits`]),
