@@ -3498,10 +3498,11 @@ fn fit_run(
         .map(|(&m, t)| fit_slot(m, &halves(t).0, groups, base, fits))
         .collect();
     // How many of `on` the slots apart print right, one after the other.
-    let apart_predicted = |on: &[(u128, &str)]| {
+    let mut out = String::new();
+    let mut apart_predicted = |on: &[(u128, &str)]| {
         on.iter()
             .filter(|(w, t)| {
-                let mut out = String::new();
+                out.clear();
                 for s in &apart {
                     s.print_into(*w, &mut out);
                 }
@@ -3712,10 +3713,11 @@ fn alone_parts(
     fits: &mut PlainFits,
 ) -> Vec<Option<Slot>> {
     let mut texts: Vec<Vec<(u128, &str)>> = vec![Vec::new(); parts.len()];
+    let mut s = String::new();
     for (w, p) in cut.iter().filter(|(_, p)| p.len() == 1) {
         let present: Vec<usize> = (0..parts.len())
             .filter(|&i| {
-                let mut s = String::new();
+                s.clear();
                 parts[i].print_into(*w, &mut s);
                 !s.is_empty()
             })
@@ -3781,8 +3783,9 @@ fn place_pieces(parts: &[Slot], w: u128, pieces: &[&str], n: usize) -> Option<Ve
 /// What a joined slot prints when every part prints nothing: the most common such text.
 fn empty_text(j: &Joined, texts: &[(u128, &str)]) -> String {
     let mut count: HashMap<&str, usize> = HashMap::default();
+    let mut s = String::new();
     for (w, t) in texts {
-        let mut s = String::new();
+        s.clear();
         j.print_into(*w, &mut s);
         if s.is_empty() {
             *count.entry(t).or_default() += 1;
@@ -3857,11 +3860,12 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
         drop_lone_exceptions(mask, texts, base, other, &mut table);
     }
     // Keys the number rule prints right need no entry of their own.
+    let mut s = String::new();
     let texts: Vec<(Key, String)> = table
         .iter()
         .filter(|(k, t)| {
             let Some(n) = &number else { return true };
-            let mut s = String::new();
+            s.clear();
             let w = deposit(**k, mask) | base & !mask;
             !(n.print_into(w, mask, &mut s) && s == **t)
         })
