@@ -862,6 +862,50 @@ mod tests {
     }
 
     #[test]
+    fn the_index_is_swept_again_within_each_opclass_the_reasons_name() {
+        // SM120 HADD2's shape: one table name over bits 105-106 in two opclasses. Opclass
+        // `o_a` refuses value 1 (on a word with bit 0 of the free bits clear), `o_b` refuses
+        // value 2 (on a word with bit 40 set); value 3 was printed in some word, so the
+        // table-wide sweep asks nothing, but each opclass is asked every value its own reasons
+        // did not name, on its own lowest refused word.
+        let v = crate::spec::parse_table("TMML.txt", include_str!("../../specs/sm90/TMML.txt"))
+            .unwrap()
+            .variants[0]
+            .clone();
+        let base = v.fixed_value & !(3 << 105);
+        let reason = |o: &str, x: u32| {
+            Answer::Illegal(format!(
+                "Opclass '{o}', undefined value 0x{x:x} for table 'TABLES_opex_0'"
+            ))
+        };
+        let (a1, b2) = (reason("o_a", 1), reason("o_b", 2));
+        let printed = Answer::Text("TMML R0 ;".into());
+        let b = base | 1 << 40;
+        let answers: Vec<(u128, &Answer)> = vec![
+            (base | 1 << 105, &a1),
+            (b | 1 << 106, &b2),
+            (base, &printed),
+            (base | 3 << 105, &printed),
+        ];
+        let v = std::slice::from_ref(&v);
+        let mut words = index_sweep_words(v, &answers);
+        words.sort_unstable();
+        words.dedup();
+        let mut want = vec![
+            base,
+            base | 1 << 106,
+            base | 3 << 105,
+            b,
+            b | 1 << 105,
+            b | 3 << 105,
+        ];
+        want.sort_unstable();
+        assert_eq!(words, want);
+        // One opclass named: nothing more than the table-wide sweep.
+        assert!(index_sweep_words(v, &answers[..1]).is_empty());
+    }
+
+    #[test]
     fn words_a_constraint_refused_do_not_split_the_empty_line() {
         // An empty line exactly where bits 8-9 are 2 (nv_isa_solver's SM103 QMUL4 type
         // pairs); bits 20-23 (scheduling) at 8-11 refused by a constraint table, 12-15 never

@@ -9073,3 +9073,30 @@ mod float_tests {
         assert_eq!(table.get(&0), Some(&""));
     }
 }
+
+#[cfg(test)]
+mod pair_tests {
+    use super::clearing_pairs;
+
+    #[test]
+    fn a_paired_bit_is_cleared_beside_each_other_paired_bit_in_each_form() {
+        // SM120 HADD2's shape: `.reuse` needs bit 122 with bit 109; bit 62 is a form bit.
+        // Scattered legal words: bit 122 alone sixteen times (the first sixteen with it set),
+        // then 122 with 109 in form 0 and in form 1, twice each.
+        let (y, r, form) = (1u128 << 109, 1u128 << 122, 1u128 << 62);
+        let alone: Vec<u128> = (10..26).map(|k| r | 1 << k).collect();
+        let both = [y | r | 4, y | r | 8, y | r | form | 4, y | r | form | 8];
+        let scattered: Vec<u128> = alone.iter().chain(&both).copied().collect();
+        let pairs = clearing_pairs(&[y, r], &scattered, form);
+        // Bit 122 cleared on the first word with 109 set in each form; the second of each
+        // form is not asked.
+        assert!(pairs.contains(&(y | 4)));
+        assert!(pairs.contains(&(y | form | 4)));
+        assert!(!pairs.contains(&(y | 8)));
+        assert!(!pairs.contains(&(y | form | 8)));
+        // Without form bits, only the first word with both set.
+        let flat = clearing_pairs(&[y, r], &scattered, 0);
+        assert!(flat.contains(&(y | 4)));
+        assert!(!flat.contains(&(y | form | 4)));
+    }
+}
