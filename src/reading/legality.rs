@@ -97,6 +97,14 @@ impl ConstraintTable {
             .sum()
     }
 
+    /// The word bits the index reads (every known `index_bits` entry), as a mask.
+    pub fn index_mask(&self) -> u128 {
+        self.index_bits
+            .iter()
+            .flatten()
+            .fold(0u128, |m, &b| m | 1 << b)
+    }
+
     /// Whether the index of `word` is not defined (values never seen count as defined: the
     /// check split says whether that holds).
     pub fn refuses(&self, word: u128) -> Option<u32> {
@@ -492,11 +500,7 @@ pub fn index_sweep_words(
             .iter()
             .filter(|t| t.index_bits.len() <= MAX_SWEPT_INDEX_BITS)
         {
-            let clear = t
-                .index_bits
-                .iter()
-                .flatten()
-                .fold(0u128, |m, &b| m | 1 << b);
+            let clear = t.index_mask();
             let unseen = |value: &u32| !t.defined.contains(value) && !t.is_undefined(*value);
             out.extend(
                 (0..1u32 << t.index_bits.len())
@@ -559,11 +563,7 @@ fn opclass_sweep_words(
         else {
             continue;
         };
-        let clear = t
-            .index_bits
-            .iter()
-            .flatten()
-            .fold(0u128, |m, &b| m | 1 << b);
+        let clear = t.index_mask();
         out.extend(
             (0..1u32 << t.index_bits.len())
                 .filter(|value| !refused.contains(value))
