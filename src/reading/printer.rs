@@ -190,6 +190,95 @@ fn gathered_forms<'a>(
     (printer, cutting, pick): (Printer, Cutting, BasePick),
     cache: &mut SlotCache<'a>,
 ) -> Printer {
+    let printer = gathered_flat(
+        (fixed_mask, groups),
+        cands,
+        samples,
+        (printer, cutting, pick),
+        cache,
+    );
+    gathered_within(
+        (fixed_mask, groups),
+        cands,
+        samples,
+        (printer, cutting, pick),
+        (1, cache),
+    )
+}
+
+/// [`gathered_flat`] in each form of `printer` that prints without forms of its own (and
+/// within the forms of forms, down to [`MAX_FORM_DEPTH`] levels), on the answers of that
+/// form: a form within a form can show only in the answers of one value of the outer form,
+/// and only where the outer form's bits are set (synthesised SM80 LD: bit 101's
+/// `desc[UR0][R0.64]` only where bits 91 and 90, each a form, are both set). `level` counts
+/// the form levels above `printer`'s forms. A form whose printer changes is kept only when
+/// the whole printer then reproduces more of `samples`.
+fn gathered_within<'a>(
+    (fixed_mask, groups): (u128, &[u128]),
+    cands: &[u128],
+    samples: &[Sample<'a>],
+    (printer, cutting, pick): (Printer, Cutting, BasePick),
+    (level, cache): (u32, &mut SlotCache<'a>),
+) -> Printer {
+    let form = printer.form_mask;
+    if form == 0 || level >= MAX_FORM_DEPTH {
+        return printer;
+    }
+    let inner: Vec<u128> = groups
+        .iter()
+        .map(|&g| g & !form)
+        .filter(|&g| g != 0)
+        .collect();
+    let inner_cands: Vec<u128> = cands.iter().copied().filter(|&c| c & form == 0).collect();
+    let mut refined = printer.clone();
+    for (k, sub) in refined.forms.iter_mut() {
+        let part: Vec<Sample<'a>> = samples
+            .iter()
+            .copied()
+            .filter(|&(w, t)| !t.is_empty() && pext(w, form) == k.0)
+            .collect();
+        if part.is_empty() {
+            continue;
+        }
+        let inside = (fixed_mask | form, inner.as_slice());
+        *sub = match sub.form_mask {
+            0 => gathered_flat(
+                inside,
+                &inner_cands,
+                &part,
+                (sub.clone(), cutting, pick),
+                cache,
+            ),
+            _ => gathered_within(
+                inside,
+                &inner_cands,
+                &part,
+                (sub.clone(), cutting, pick),
+                (level + 1, cache),
+            ),
+        };
+    }
+    if refined == printer {
+        return printer;
+    }
+    share_slots(&mut refined);
+    let ok = reproduced(&refined, samples);
+    refined.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
+    match ok > reproduced(&printer, samples) {
+        true => refined,
+        false => printer,
+    }
+}
+
+/// [`gathered_forms`] for a printer without forms: one printer per value of a group where
+/// its misses gather, or [`judged_forms`]' candidates; `printer` itself when it has forms.
+fn gathered_flat<'a>(
+    (fixed_mask, groups): (u128, &[u128]),
+    cands: &[u128],
+    samples: &[Sample<'a>],
+    (printer, cutting, pick): (Printer, Cutting, BasePick),
+    cache: &mut SlotCache<'a>,
+) -> Printer {
     if printer.form_mask != 0 {
         return printer;
     }
@@ -560,7 +649,7 @@ fn missed_form(v: &crate::spec::Variant, printer: &Printer, samples: &[Sample]) 
         return Vec::new();
     }
     if printer.form_mask != 0 {
-        return vec![printer.form_mask];
+        return missed_within(v, printer, samples);
     }
     let cands = form_groups(v);
     let mut out: Vec<u128> = miss_group(&cands, samples, &missed, GATHER_RATE)
@@ -570,6 +659,28 @@ fn missed_form(v: &crate::spec::Variant, printer: &Printer, samples: &[Sample]) 
         for g in trial_groups(&cands, samples, &missed) {
             if !out.contains(&g) {
                 out.push(g);
+            }
+        }
+    }
+    out
+}
+
+/// [`missed_form`] of a printer with forms: its form bits, and with them the groups where the
+/// misses of each form's own printer gather (on that form's answers, [`missed_form`] again):
+/// the sweeps then go around each value of both (a form within a form that shows only where
+/// the outer form's bits are set: [`gathered_within`]).
+fn missed_within(v: &crate::spec::Variant, printer: &Printer, samples: &[Sample]) -> Vec<u128> {
+    let form = printer.form_mask;
+    let mut out = vec![form];
+    for (k, sub) in &printer.forms {
+        let part: Vec<Sample> = samples
+            .iter()
+            .copied()
+            .filter(|&(w, _)| pext(w, form) == k.0)
+            .collect();
+        for g in missed_form(v, sub, &part) {
+            if !out.contains(&(g | form)) {
+                out.push(g | form);
             }
         }
     }
@@ -688,9 +799,11 @@ const MAX_PAIRED_FORM_BITS: u32 = 2;
 /// The candidate form groups of `v` for [`miss_group`]: its modifier and flag fields and
 /// small operand fields as [`form_candidates`] takes them, and its free bits; never the guard
 /// or a scheduling field (they print in every form; SM100 MUFU's misses gather in the reuse
-/// bits, and sweeps around them lift nothing), nor a wide operand split into bits.
+/// bits, and sweeps around them lift nothing), nor a wide operand split into bits; but a
+/// small run apart from the rest of a wide operand ([`stray_runs`]) is a candidate.
 pub fn form_groups(v: &crate::spec::Variant) -> Vec<u128> {
     use crate::spec::FieldKind;
+    let mut strays = Vec::new();
     let groups: Vec<u128> = candidate_groups(v)
         .into_iter()
         .filter(|&g| {
@@ -699,12 +812,43 @@ pub fn form_groups(v: &crate::spec::Variant) -> Vec<u128> {
             };
             match f.kind {
                 FieldKind::Guard | FieldKind::Sched(_) => false,
-                FieldKind::Operand(_) => g.count_ones() <= MAX_FORM_BITS,
+                FieldKind::Operand(_) if g.count_ones() > MAX_FORM_BITS => {
+                    strays.extend(stray_runs(g));
+                    false
+                }
                 _ => true,
             }
         })
         .collect();
-    form_candidates(v.fixed_mask, &groups)
+    let mut out = form_candidates(v.fixed_mask, &groups);
+    for s in strays {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// The contiguous runs of at most [`MAX_FORM_BITS`] bits of an operand field `g` drawn over
+/// several runs, when another run is wider: a table can draw a form bit into the operand
+/// beside it (synthesised SM80 LD's `[R+I]` operand over bits 32-63 and 91, where bit 91
+/// chooses `[R.U32+UR+I]` with a 24-bit offset in bits 40-63); a field of one run gives none.
+fn stray_runs(g: u128) -> Vec<u128> {
+    let mut runs = Vec::new();
+    let mut rest = g;
+    while rest != 0 {
+        let low = rest & rest.wrapping_neg();
+        let run = rest & !(rest.wrapping_add(low));
+        runs.push(run);
+        rest &= !run;
+    }
+    let widest = runs.iter().map(|r| r.count_ones()).max().unwrap_or(0);
+    if runs.len() < 2 {
+        return Vec::new();
+    }
+    runs.into_iter()
+        .filter(|r| r.count_ones() <= MAX_FORM_BITS && r.count_ones() < widest)
+        .collect()
 }
 
 /// Widest group [`form_candidates`] splits into bits and pairs of bits.
@@ -5415,6 +5559,69 @@ fn try_rule<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_small_run_apart_from_a_wide_operand_is_a_form_candidate() {
+        // An offset over bits 32-63 with bit 91 drawn into it; a register of one run; an
+        // operand of two wide runs; a 2-bit run beside a 3-bit one.
+        assert_eq!(
+            stray_runs(0xffff_ffffu128 << 32 | 1 << 91),
+            vec![1u128 << 91]
+        );
+        assert_eq!(stray_runs(0xffu128 << 16), Vec::<u128>::new());
+        assert_eq!(
+            stray_runs(0xffu128 << 16 | 0xffu128 << 64),
+            Vec::<u128>::new()
+        );
+        assert_eq!(stray_runs(3u128 << 40 | 7u128 << 60), vec![3u128 << 40]);
+        // synth/SM80/LD.txt's LD_R_R_I: operand 2 over bits 32-63 and 91, where bit 91 picks
+        // `[R0.U32+UR0]`: bit 91 is among the form candidates, bits 32-63 are not.
+        let text = include_str!("../../synth/SM80/LD.txt");
+        let t = crate::spec::parse_table("synth/SM80/LD.txt", text).unwrap();
+        let v = t.variants.iter().find(|v| v.key == "LD_R_R_I").unwrap();
+        let cands = form_groups(v);
+        assert!(cands.contains(&(1u128 << 91)), "{cands:x?}");
+        assert!(!cands.iter().any(|&c| c & 1u128 << 40 != 0), "{cands:x?}");
+    }
+
+    #[test]
+    fn misses_inside_one_form_name_a_group_with_the_form_bits() {
+        // A printer with form bit 91 whose form 1 prints `desc[...]` wrong wherever bit 72
+        // (a one-bit modifier field of the table) is set: the sweeps go around bits 91 and 72
+        // together.
+        let text = include_str!("../../synth/SM80/LD.txt");
+        let t = crate::spec::parse_table("synth/SM80/LD.txt", text).unwrap();
+        let v = t.variants.iter().find(|v| v.key == "LD_R_R_I").unwrap();
+        let (form, desc) = (1u128 << 91, 1u128 << 72);
+        let plain = |s: &str| Printer {
+            slots: vec![Slot::fixed(s)],
+            learned_permille: 1000,
+            form_mask: 0,
+            forms: Vec::new(),
+            double_spaces: false,
+            aliases: Vec::new(),
+        };
+        let p = Printer {
+            slots: Vec::new(),
+            learned_permille: 900,
+            form_mask: form,
+            forms: vec![(Key(0), plain("[R0]")), (Key(1), plain("[R0.64]"))],
+            double_spaces: false,
+            aliases: Vec::new(),
+        };
+        let mut samples: Vec<Sample> = Vec::new();
+        for i in 0..40u128 {
+            let w = v.fixed_value | i << 16;
+            samples.push((w, "[R0]"));
+            samples.push((w | form, "[R0.64]"));
+            samples.push((w | form | desc, "desc[R0.64]"));
+        }
+        let out = missed_form(v, &p, &samples);
+        assert_eq!(out.first(), Some(&form));
+        assert!(out.contains(&(form | desc)), "{out:x?}");
+        // Form 0 misses nothing: no group is named with bit 91 clear.
+        assert!(out.iter().all(|&g| g & form != 0), "{out:x?}");
+    }
 
     #[test]
     fn value_pairs_set_two_wide_operands_at_once() {
