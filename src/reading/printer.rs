@@ -3942,9 +3942,36 @@ fn empty_text(j: &Joined, texts: &[(u128, &str)]) -> String {
         .unwrap_or_default()
 }
 
+/// The float reading of a slot of bits `own` whose context, learned as
+/// [`float_context`] learns it, holds every bit the leave-one-out loop of [`fit_plain`] added
+/// (`mask` is `own` with them): (the slot's bits with that context, the value table, the
+/// rule). The loop takes a type field as context bits of the slot's texts when many answers
+/// repeat a few immediates in every type, and [`float_context`] then looks only outside them
+/// (synthesised SM120 HFMA2: bits 78 and 85 taken into the immediate's slot, the bfloat16
+/// reading of `.BF16_V2` keyed by the guard and two free bits instead, 94.972% of the check
+/// split; read as a float context, 100%). `None` when the loop added nothing or the float
+/// context does not explain all it added.
+fn float_before_context<'t>(
+    own: u128,
+    mask: u128,
+    texts: &[(u128, &'t str)],
+    (groups, base): (&[u128], u128),
+) -> Option<ContextFit<'t>> {
+    if mask & !own == 0 {
+        return None;
+    }
+    let m0 = own | shape_context(own, texts, groups);
+    let t0 = value_table(m0, texts);
+    let n0 = fit_number(m0, 0, &t0, groups, base);
+    let (ctx, t, rule) = float_context(m0, texts, &t0, n0.as_ref(), groups)?;
+    let added = mask & !m0;
+    (ctx & added == added).then_some((m0 | ctx, t, rule))
+}
+
 /// Learns one slot's text function from (word, text) pairs: a value table, context bits
 /// where one value prints two ways, a number rule, and a default.
 fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) -> Slot {
+    let own = mask;
     let mut mask = mask;
     let n = texts.len();
     let ids = interned(texts);
@@ -3976,7 +4003,12 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
     mask |= shape_context(mask, texts, groups);
     let mut table = value_table(mask, texts);
     let mut number = fit_number(mask, 0, &table, groups, base);
-    if let Some((ctx, t, rule)) = float_context(mask, texts, &table, number.as_ref(), groups) {
+    if let Some((m, t, rule)) = float_before_context(own, mask, texts, (groups, base)) {
+        mask = m;
+        table = t;
+        number = Some(rule);
+    } else if let Some((ctx, t, rule)) = float_context(mask, texts, &table, number.as_ref(), groups)
+    {
         mask |= ctx;
         table = t;
         number = Some(rule);
@@ -5559,6 +5591,47 @@ fn try_rule<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_type_field_taken_as_context_bits_is_the_float_readings_context() {
+        // A 16-bit immediate (bits 48-63) read as a half, but as a bfloat16 where the type
+        // field (bits 78 and 85) is 2, each immediate seen in every type: when the slot's
+        // fit took the type field as context bits of its texts, the float reading keys its
+        // bfloat16 reading by that field.
+        let (imm, ty) = (0xffffu128 << 48, 1u128 << 78 | 1u128 << 85);
+        let halves = [
+            0u16, 1, 0x3c00, 0xbc00, 0x4248, 0x5151, 0x0400, 0x7bff, 0x1234, 0xc0de, 0x3555, 0x2e66,
+        ];
+        let mut words: Vec<u128> = halves
+            .iter()
+            .flat_map(|&h| (0..4u128).map(move |t| deposit(u128::from(h), imm) | deposit(t, ty)))
+            .collect();
+        // Some immediates seen only as bfloat16 (a sweep of the immediate on a `.BF16_V2`
+        // word).
+        for h in [0x3f80u16, 0x4049, 0xc2f7, 0x3e4c, 0x4180, 0xbf00] {
+            words.push(deposit(u128::from(h), imm) | deposit(2, ty));
+        }
+        let text = |w: u128| {
+            let h = pext(w, imm) as u16;
+            match pext(w, ty) {
+                2 => crate::spec::printer::format_float(f64::from(f32::from_bits(
+                    u32::from(h) << 16,
+                ))),
+                _ => crate::spec::printer::format_float(crate::spec::printer::half_value(h)),
+            }
+        };
+        let owned: Vec<(u128, String)> = words.iter().map(|&w| (w, text(w))).collect();
+        let texts: Vec<(u128, &str)> = owned.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let groups = [imm, ty];
+        let (m, _, rule) =
+            float_before_context(imm, imm | ty, &texts, (&groups, 0)).expect("a float context");
+        assert_eq!(m, imm | ty);
+        assert_eq!(rule.alt_context, ty, "{rule:?}");
+        assert_eq!(rule.alts.len(), 1, "{rule:?}");
+        assert_eq!(rule.alts[0].0, Key(2));
+        // Nothing added to the slot's bits: the usual float context applies.
+        assert!(float_before_context(imm, imm, &texts, (&groups, 0)).is_none());
+    }
 
     #[test]
     fn a_small_run_apart_from_a_wide_operand_is_a_form_candidate() {
