@@ -4335,11 +4335,15 @@ fn int_context<'t>(
         return None;
     }
     let debug = std::env::var_os("SASS_CONFORM_DEBUG_INT").map(|_| "int ctx");
-    let (h, n, fit) = best_context_group(mask, texts, groups, debug, |m, g, t| {
+    // Every group's rule is judged without its names: they are worked out for the one kept.
+    let (h, n, (g, t, rule)) = best_context_group(mask, texts, groups, debug, |m, g, t| {
         let rule = fit_number_in(m, g, t, groups, base)?;
-        Some((table_hits(&unnamed(&rule), m, t), rule))
+        Some((table_hits(&rule, m, t), rule))
     })?;
-    (h * 100 >= (own * 100 / table.len() + MIN_FLOAT_CONTEXT_GAIN) * n).then_some(fit)
+    (h * 100 >= (own * 100 / table.len() + MIN_FLOAT_CONTEXT_GAIN) * n).then(|| {
+        let rule = name_number_in(rule, (mask | g, g), &t, groups, base);
+        (g, t, rule)
+    })
 }
 
 /// The group outside `taken` (at most [`MAX_AFFIX_GROUP_BITS`] wide) whose bits, added to the
@@ -4395,7 +4399,9 @@ fn unnamed(rule: &NumberRule) -> NumberRule {
 
 /// [`fit_number`] on the whole value table (`mask` includes the `ctx` bits), with an
 /// alternative reading for each value of the `ctx` bits where one fitted on that value's
-/// entries alone prints more of them right; `None` when no value gets one.
+/// entries alone prints more of them right; `None` when no value gets one. The rule and its
+/// alternatives come without their names ([`fit_number_unnamed`]; [`name_number_in`] adds
+/// them): a rule is judged without them.
 fn fit_number_in(
     mask: u128,
     ctx: u128,
@@ -4403,27 +4409,19 @@ fn fit_number_in(
     groups: &[u128],
     base: u128,
 ) -> Option<NumberRule> {
-    let inner: Vec<u128> = groups.iter().copied().filter(|&g| g & ctx == 0).collect();
-    let mut rule = fit_number(mask, ctx, table, &inner, base)?;
-    // Each value of the context's entries, in key order (each table built in one go).
-    let mut rows: BTreeMap<u128, Vec<(u128, &str)>> = BTreeMap::new();
-    let px = Pext::new(ctx);
-    for (&k, &t) in table {
-        rows.entry(px.of(deposit(k, mask)))
-            .or_default()
-            .push((k, t));
-    }
-    let per: BTreeMap<u128, BTreeMap<u128, &str>> = rows
-        .into_iter()
-        .map(|(c, sub)| (c, sub.into_iter().collect()))
-        .collect();
-    let plain = unnamed(&rule);
+    let inner = groups_apart(groups, ctx);
+    let mut rule = fit_number_unnamed(mask, ctx, table, &inner, base)?;
     let mut alts = Vec::new();
-    for (c, sub) in &per {
-        let Some(alt) = fit_number(mask, ctx, sub, &inner, base) else {
+    for (c, sub) in &context_tables(mask, ctx, table) {
+        // Where the rule prints every value right, no other reading prints more.
+        let plain_hits = table_hits(&rule, mask, sub);
+        if plain_hits == sub.len() {
+            continue;
+        }
+        let Some(alt) = fit_number_unnamed(mask, ctx, sub, &inner, base) else {
             continue;
         };
-        if table_hits(&unnamed(&alt), mask, sub) > table_hits(&plain, mask, sub) {
+        if table_hits(&alt, mask, sub) > plain_hits {
             alts.push((Key(*c), alt));
         }
     }
@@ -4433,6 +4431,49 @@ fn fit_number_in(
     rule.alt_context = ctx;
     rule.alts = alts;
     Some(rule)
+}
+
+/// The groups of `groups` apart from the `ctx` bits (those [`fit_number_in`] fits with).
+fn groups_apart(groups: &[u128], ctx: u128) -> Vec<u128> {
+    groups.iter().copied().filter(|&g| g & ctx == 0).collect()
+}
+
+/// The entries of `table` (keyed by the `mask` bits) per value of the `ctx` bits in it, in
+/// key order.
+fn context_tables<'t>(
+    mask: u128,
+    ctx: u128,
+    table: &BTreeMap<u128, &'t str>,
+) -> BTreeMap<u128, BTreeMap<u128, &'t str>> {
+    // Each value's entries in key order (each table built in one go).
+    let mut rows: BTreeMap<u128, Vec<(u128, &str)>> = BTreeMap::new();
+    let px = Pext::new(ctx);
+    for (&k, &t) in table {
+        rows.entry(px.of(deposit(k, mask)))
+            .or_default()
+            .push((k, t));
+    }
+    rows.into_iter()
+        .map(|(c, sub)| (c, sub.into_iter().collect()))
+        .collect()
+}
+
+/// A rule of [`fit_number_in`] with the names [`fit_number`] gives it and each alternative
+/// (`(mask, ctx)` and `table` as given to it).
+fn name_number_in(
+    mut rule: NumberRule,
+    (mask, ctx): (u128, u128),
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+    base: u128,
+) -> NumberRule {
+    let inner = groups_apart(groups, ctx);
+    let per = context_tables(mask, ctx, table);
+    rule.alts = std::mem::take(&mut rule.alts)
+        .into_iter()
+        .map(|(c, alt)| (c, with_names(alt, mask, &per[&c.0], &inner, base)))
+        .collect();
+    with_names(rule, mask, table, &inner, base)
 }
 
 /// Widest group [`shape_context`] takes for a number (wider groups of a slot print numbers).
@@ -4839,7 +4880,7 @@ fn fit_number(
     base: u128,
 ) -> Option<NumberRule> {
     // The base word is read only at the gap bits (see `fit_number_fresh`).
-    let gaps = bit_hull(mask) & !mask & !groups.iter().fold(0, |m, g| m | g);
+    let gaps = number_gaps(mask, groups);
     let key = [mask, exclude, base & gaps];
     number_memo(NumberFit::Number, key, groups, table, || {
         fit_number_fresh(mask, exclude, table, groups, base).map(|r| (0, r))
@@ -4880,7 +4921,56 @@ fn fit_number_fresh(
     groups: &[u128],
     base: u128,
 ) -> Option<NumberRule> {
-    let gaps = bit_hull(mask) & !mask & !groups.iter().fold(0, |m, g| m | g);
+    let rule = fit_number_unnamed_fresh(mask, exclude, table, groups, base)?;
+    Some(with_names(rule, mask, table, groups, base))
+}
+
+/// [`fit_number`] without the values named ([`NumberRule::names`]), from this thread's
+/// [`NumberMemo`] when it was worked out before.
+fn fit_number_unnamed(
+    mask: u128,
+    exclude: u128,
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+    base: u128,
+) -> Option<NumberRule> {
+    let key = [mask, exclude, base & number_gaps(mask, groups)];
+    number_memo(NumberFit::Unnamed, key, groups, table, || {
+        fit_number_unnamed_fresh(mask, exclude, table, groups, base).map(|r| (0, r))
+    })
+    .map(|(_, r)| r)
+}
+
+/// The bits no group holds between the lowest and the highest of `mask`'s: a number rule
+/// reads them at the base word's values.
+fn number_gaps(mask: u128, groups: &[u128]) -> u128 {
+    bit_hull(mask) & !mask & !groups.iter().fold(0, |m, g| m | g)
+}
+
+/// `rule` ([`fit_number_unnamed`] of these inputs) with the values it names, as
+/// [`fit_number`] gives it: an integer rule names values ([`value_names`]), a float one none.
+fn with_names(
+    mut rule: NumberRule,
+    mask: u128,
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+    base: u128,
+) -> NumberRule {
+    if !rule.float {
+        rule.names = value_names(&rule, mask, table, base & number_gaps(mask, groups));
+    }
+    rule
+}
+
+/// [`fit_number_unnamed`] worked out (not from [`NumberMemo`]).
+fn fit_number_unnamed_fresh(
+    mask: u128,
+    exclude: u128,
+    table: &BTreeMap<u128, &str>,
+    groups: &[u128],
+    base: u128,
+) -> Option<NumberRule> {
+    let gaps = number_gaps(mask, groups);
     // Each value's word and the number its text holds, worked out once.
     let entries: Vec<(u128, Option<ParsedNumber>)> = table
         .iter()
@@ -4981,7 +5071,6 @@ fn fit_number_fresh(
     let (hits, mut rule) = best?;
     if !rule.float {
         (rule.nearby_bits, rule.nearby) = nearby_affixes(&rule.affixes);
-        rule.names = value_names(&rule, mask, table, base & gaps);
     }
     enough_hits(hits, table.len()).then_some(rule)
 }
@@ -8846,6 +8935,8 @@ fn dominant_affixes(list: &[(Key, bool, String, String)]) -> Vec<Affixes> {
 enum NumberFit {
     /// [`fit_number`]: bits (slot, excluded, base word at the gap bits).
     Number,
+    /// [`fit_number_unnamed`]: bits as [`NumberFit::Number`].
+    Unnamed,
     /// [`try_float`]: bits (slot, 0, 0).
     Float,
     /// [`try_float_in`]: bits (slot, context, 0).
