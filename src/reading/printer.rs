@@ -4695,14 +4695,82 @@ struct LooClasses<'a> {
     key_of: Vec<u32>,
     /// How many keys.
     keys: usize,
+    /// The answers' words grouped by key and, within a key, by class.
+    grouped: Grouped,
 }
 
-/// Counters [`LooClasses::score`] reuses from one call to the next (all zero between calls).
+/// The words of [`LooClasses`]' answers in key order, each key's by class
+/// ([`LooClasses::score`] walks them so, one key and one class at a time).
+struct Grouped {
+    words: Vec<u128>,
+    /// Per class (in key order), where its words end in `words`.
+    class_ends: Vec<u32>,
+    /// Per key, where its classes end in `class_ends`.
+    key_ends: Vec<u32>,
+}
+
+impl Grouped {
+    /// The words of `texts` grouped by key (`key_of` of each class, `keys` keys), then by
+    /// class (`class` of each answer): two counting sorts.
+    fn new(texts: &[(u128, u32)], class: &[u32], key_of: &[u32], keys: usize) -> Self {
+        // Each class's place in key order.
+        let key_starts = starts(key_of.iter().map(|&k| k as usize), keys);
+        let mut next = key_starts.clone();
+        let place: Vec<u32> = key_of
+            .iter()
+            .map(|&k| {
+                let p = next[k as usize];
+                next[k as usize] += 1;
+                p
+            })
+            .collect();
+        // Each answer's word after the words of the classes placed before its own.
+        let class_starts = starts(
+            class.iter().map(|&c| place[c as usize] as usize),
+            key_of.len(),
+        );
+        let mut next = class_starts.clone();
+        let mut words = vec![0; texts.len()];
+        for (&(w, _), &c) in texts.iter().zip(class) {
+            let at = &mut next[place[c as usize] as usize];
+            words[*at as usize] = w;
+            *at += 1;
+        }
+        Grouped {
+            words,
+            class_ends: class_starts[1..].to_vec(),
+            key_ends: key_starts[1..].to_vec(),
+        }
+    }
+}
+
+/// Where each of `n` buckets starts when `items` (bucket numbers) are laid out bucket by
+/// bucket, and at the end where the last one ends (`n + 1` offsets).
+fn starts(items: impl Iterator<Item = usize>, n: usize) -> Vec<u32> {
+    let mut out = vec![0u32; n + 1];
+    for b in items {
+        out[b + 1] += 1;
+    }
+    for i in 1..=n {
+        out[i] += out[i - 1];
+    }
+    out
+}
+
+/// Counters [`LooClasses::score`] and [`LooClasses::entropy`] reuse from one call to the
+/// next (all zero between calls; the lists empty).
 #[derive(Default)]
 struct LooScratch {
     counts: Vec<u32>,
     top: Vec<(u32, u32)>,
     cells: Vec<usize>,
+    /// Per value of a group's bits, its answers in the class at hand.
+    in_class: Vec<u32>,
+    /// Per value of a group's bits, the two largest class counts in the key at hand.
+    in_key: Vec<(u32, u32)>,
+    /// The values counted in `in_class`, and in `in_key`.
+    class_values: Vec<u32>,
+    key_values: Vec<u32>,
 }
 
 /// Most bits of a group [`LooClasses::score`] counts in arrays (wider ones are hashed).
@@ -4724,13 +4792,15 @@ impl<'a> LooClasses<'a> {
                     next
                 })
             })
-            .collect();
+            .collect::<Vec<u32>>();
+        let grouped = Grouped::new(texts, &class, &key_of, keys.len());
         LooClasses {
             mask,
             texts,
             class,
             key_of,
             keys: keys.len(),
+            grouped,
         }
     }
 
@@ -4744,7 +4814,9 @@ impl<'a> LooClasses<'a> {
     /// for them (a [`LooClasses::dense`] `g`).
     fn cells_of(&self, g: u128, scratch: &mut LooScratch) {
         let k = g.count_ones();
-        let LooScratch { counts, top, cells } = scratch;
+        let LooScratch {
+            counts, top, cells, ..
+        } = scratch;
         if counts.len() < self.key_of.len() << k {
             counts.resize(self.key_of.len() << k, 0);
         }
@@ -4780,34 +4852,73 @@ impl<'a> LooClasses<'a> {
 
     /// [`loo_score`] of `mask | g` (the key is the word's `mask` bits and its `g` bits).
     fn score(&self, g: u128, scratch: &mut LooScratch) -> usize {
-        if !self.dense(g) {
+        let k = g.count_ones();
+        if k > LOO_ARRAY_BITS {
             return self.score_hashed(g);
         }
-        let k = g.count_ones();
-        self.cells_of(g, scratch);
-        let LooScratch { counts, top, cells } = scratch;
-        for &cell in cells.iter() {
-            counts[cell] += 1;
+        // A group of adjacent bits (most are) is read by one shift and mask.
+        let low = if g == 0 { 0 } else { g.trailing_zeros() };
+        let run = g >> low;
+        if run & run.wrapping_add(1) == 0 {
+            self.score_by(k, |w| (w >> low & run) as usize, scratch)
+        } else {
+            let px = Pext::new(g);
+            self.score_by(k, |w| px.of(w) as usize, scratch)
         }
-        // Each cell's count once into its key's two largest, then cleared.
-        let key_cell = |cell: usize| self.key_cell(cell, k);
-        for &cell in cells.iter() {
-            let v = std::mem::take(&mut counts[cell]);
-            if v == 0 {
-                continue;
-            }
-            let e = &mut top[key_cell(cell)];
-            if v > e.0 {
-                *e = (v, e.0);
-            } else if v > e.1 {
-                e.1 = v;
-            }
+    }
+
+    /// [`LooClasses::score`] of a group of `k` bits that `read` reads from a word: key by
+    /// key, each class's answers counted per value of the group, each value's two largest
+    /// class counts kept for the key; a (key, value) cell scores its largest count where
+    /// that count still leads without one of its answers.
+    fn score_by(&self, k: u32, read: impl Fn(u128) -> usize, scratch: &mut LooScratch) -> usize {
+        let LooScratch {
+            in_class,
+            in_key,
+            class_values,
+            key_values,
+            ..
+        } = scratch;
+        if in_class.len() < 1 << k {
+            in_class.resize(1 << k, 0);
+            in_key.resize(1 << k, (0, 0));
         }
+        let Grouped {
+            words,
+            class_ends,
+            key_ends,
+        } = &self.grouped;
+        let (mut word, mut class) = (0, 0);
         let mut sum = 0;
-        for &cell in cells.iter() {
-            let (c1, c2) = std::mem::take(&mut top[key_cell(cell)]);
-            if c1 >= 2 && c1 - 1 > c2 {
-                sum += c1 as usize;
+        for &key_end in key_ends {
+            for &class_end in &class_ends[class..key_end as usize] {
+                for &w in &words[word..class_end as usize] {
+                    let v = read(w);
+                    if in_class[v] == 0 {
+                        class_values.push(v as u32);
+                    }
+                    in_class[v] += 1;
+                }
+                word = class_end as usize;
+                for v in class_values.drain(..) {
+                    let c = std::mem::take(&mut in_class[v as usize]);
+                    let e = &mut in_key[v as usize];
+                    if e.0 == 0 {
+                        key_values.push(v);
+                    }
+                    if c > e.0 {
+                        *e = (c, e.0);
+                    } else if c > e.1 {
+                        e.1 = c;
+                    }
+                }
+            }
+            class = key_end as usize;
+            for v in key_values.drain(..) {
+                let (c1, c2) = std::mem::take(&mut in_key[v as usize]);
+                if c1 >= 2 && c1 - 1 > c2 {
+                    sum += c1 as usize;
+                }
             }
         }
         sum
@@ -4821,7 +4932,9 @@ impl<'a> LooClasses<'a> {
         }
         let k = g.count_ones();
         self.cells_of(g, scratch);
-        let LooScratch { counts, top, cells } = scratch;
+        let LooScratch {
+            counts, top, cells, ..
+        } = scratch;
         for &cell in cells.iter() {
             counts[cell] += 1;
             top[self.key_cell(cell, k)].0 += 1;
