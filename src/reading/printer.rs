@@ -4741,6 +4741,31 @@ impl Grouped {
             class_ends: class_starts[1..].to_vec(),
             key_ends: key_starts[1..].to_vec(),
         }
+        .without_lone_keys()
+    }
+
+    /// Without the keys of a single answer: a cell of one answer scores nothing, whatever
+    /// group splits it.
+    fn without_lone_keys(self) -> Self {
+        let mut out = Grouped {
+            words: Vec::with_capacity(self.words.len()),
+            class_ends: Vec::new(),
+            key_ends: Vec::new(),
+        };
+        let (mut word, mut class) = (0, 0);
+        for &key_end in &self.key_ends {
+            let classes = &self.class_ends[class..key_end as usize];
+            let end = classes.last().map_or(word, |&e| e as usize);
+            if end - word >= 2 {
+                let start = out.words.len();
+                out.class_ends
+                    .extend(classes.iter().map(|&e| (start + e as usize - word) as u32));
+                out.words.extend_from_slice(&self.words[word..end]);
+                out.key_ends.push(out.class_ends.len() as u32);
+            }
+            (word, class) = (end, key_end as usize);
+        }
+        out
     }
 }
 
