@@ -120,6 +120,12 @@ fn every_signature_form_parses_to_its_atoms_and_operands() {
             ],
             (0..7).map(SigOperand::Plain).collect(),
         ),
+        // A signed constant operand (nv_isa_solver's SM103 HADD2 page, `HADD2_R_R_+SNAN_FI`).
+        (
+            "R, R, +SNAN, FIMM",
+            vec![Reg, Reg, other("+SNAN"), other("FIMM")],
+            (0..4).map(SigOperand::Plain).collect(),
+        ),
     ];
     for (text, atoms, operands) in cases {
         let s = parse_signature(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -141,6 +147,9 @@ fn malformed_signatures_are_errors_that_quote_the_operand() {
         ("R,[R[I]]", "nested"),
         ("R,,R", "empty operand"),
         ("R,R R", "one word"),
+        ("R,+", "one word"),
+        ("R,+A+B", "one word"),
+        ("R,-+A", "one word"),
     ] {
         let e = parse_signature(text).unwrap_err();
         assert!(e.contains(needle), "{text}: {e}");

@@ -310,7 +310,8 @@ fn parse_slots(text: &str) -> Result<Vec<RegSlot>, String> {
 /// [`OperandKind::Other`]).
 ///
 /// A written operand is optional prefix letters, then one or more bracket groups, each a
-/// `+`-joined list of atoms; without brackets it is one atom. Inside brackets `RI` is two
+/// `+`-joined list of atoms; without brackets it is one atom (a name, which may start with
+/// one `+` or `-`: `+SNAN`). Inside brackets `RI` is two
 /// atoms, R then I (see [`SigOperand::Bracketed`]). Errors (a message quoting the operand
 /// and the signature): an empty operand or atom, an unclosed or stray bracket, text after a
 /// bracket group, a prefix that is not letters, whitespace inside an atom.
@@ -324,7 +325,10 @@ pub fn parse_signature(text: &str) -> Result<Signature, String> {
         }
         let bad = |why: &str| format!("malformed operand `{part}` in signature `{text}`: {why}");
         let Some(open) = part.find('[') else {
-            if part.contains(char::is_whitespace) || part.contains([']', '+']) {
+            // A signed name is one word too: nv_isa_solver's SM103 HADD2 page writes the
+            // constant operands `+SNAN` and `+QNAN` (`R, R, +SNAN, FIMM`).
+            let word = part.strip_prefix(['+', '-']).unwrap_or(part);
+            if word.is_empty() || part.contains(char::is_whitespace) || word.contains([']', '+']) {
                 return Err(bad(
                     "an operand name is one word (or brackets: `[R+I]`, `c[I][I]`)",
                 ));
