@@ -38,16 +38,32 @@ pub struct RootCause {
     pub patch: String,
 }
 
-/// The id of a finding's root cause.
+/// The id of a finding's root cause: a hash of the table file (from its last folder named
+/// `specs`, see [`id_path`]), the kind, the bits and the message.
 pub fn id_of(f: &Finding) -> String {
     // FNV-1a, 64 bits: stable across runs and platforms.
     let mut h: u64 = 0xcbf29ce484222325;
-    let key = format!("{}|{}|{:?}|{}", f.file, f.kind, f.bits, f.message);
+    let key = format!("{}|{}|{:?}|{}", id_path(&f.file), f.kind, f.bits, f.message);
     for b in key.bytes() {
         h ^= b as u64;
         h = h.wrapping_mul(0x100000001b3);
     }
     format!("rc-{:08x}", (h >> 32) as u32 ^ h as u32)
+}
+
+/// The part of a table's path a root cause's id reads: from its last folder named `specs`
+/// (`specs/sm100/TLD.txt`, as the bundled tables are named), so that a `learn` workspace's
+/// causes keep their ids whether the path was given absolute or relative
+/// (`/tmp/w/ULEA.txt.learn/specs/ULEA.txt` and `ULEA.txt.learn/specs/ULEA.txt`); the whole
+/// path when no folder is named `specs`.
+fn id_path(file: &str) -> &str {
+    if file.starts_with("specs/") {
+        return file;
+    }
+    match file.rfind("/specs/") {
+        Some(i) => &file[i + 1..],
+        None => file,
+    }
 }
 
 /// Groups `findings` by root cause; the largest (most variants) first, then by file, kind and
@@ -223,6 +239,21 @@ mod tests {
             evidence: vec![],
             reading: None,
         }
+    }
+
+    #[test]
+    fn a_workspace_cause_has_one_id_for_an_absolute_and_a_relative_path() {
+        let at = |file: &str| Finding {
+            file: file.into(),
+            ..f("A", "fixed-bit-ignored", vec![74])
+        };
+        let rel = id_of(&at("ULEA.txt.learn/specs/ULEA.txt"));
+        assert_eq!(rel, id_of(&at("/tmp/w/ULEA.txt.learn/specs/ULEA.txt")));
+        assert_eq!(rel, id_of(&at("specs/ULEA.txt")));
+        // Another table file is another cause; the bundled tables' ids read the path as is.
+        assert_ne!(rel, id_of(&at("ULEA.txt.learn/specs/sm90/ULEA.txt")));
+        assert_eq!(id_path("specs/sm100/TLD.txt"), "specs/sm100/TLD.txt");
+        assert_eq!(id_path("/x/tables/LD.txt"), "/x/tables/LD.txt");
     }
 
     #[test]
