@@ -1063,6 +1063,35 @@ fn words_print_as_display_does() {
     }
 }
 
+#[cfg(test)]
+#[test]
+fn an_empty_patch_says_why() {
+    let f = |kind: &str| Finding {
+        file: "t.txt".into(),
+        line: 3,
+        key: "OP_R".into(),
+        kind: kind.into(),
+        bits: vec![90],
+        message: String::new(),
+        evidence: Vec::new(),
+        reading: None,
+    };
+    let three = [
+        f("field-effect-unexplained"),
+        f("sched-value-rejected"),
+        f("sched-value-rejected"),
+    ];
+    assert_eq!(patch_summary(4, 2, &three), "4 hunks over 2 tables");
+    assert_eq!(patch_summary(0, 1, &[]), "0 hunks over 1 table");
+    assert_eq!(
+        patch_summary(0, 1, &three),
+        "0 hunks over 1 table: the resolved layouts equal the tables as written (labels, \
+         cells, value names, distilled lines); the 3 findings (field-effect-unexplained 1, \
+         sched-value-rejected 2) are ones the table format cannot hold: `sass-conform resolve` \
+         lists them with their evidence"
+    );
+}
+
 /// Runs `line` over the words of a decode/check call in input order and writes what it
 /// appends through one buffered writer: the arguments one by one, stdin (`-`) in large blocks
 /// of whole lines (strict hex, lines of at most 4 KiB: see [`sass_conform::words`]) through
@@ -2082,8 +2111,39 @@ fn patch_out(
         hunks += p.hunks.len();
         write!(out, "{}", p.text())?;
     }
-    eprintln!("{hunks} hunks over {} tables", tables.len());
+    eprintln!("{}", patch_summary(hunks, tables.len(), findings));
     Ok(())
+}
+
+/// The line `resolve --patch` ends with on stderr: the hunk count, and when there is no hunk,
+/// why (the resolved layouts already equal the tables as written, so each finding, counted per
+/// kind, is one the table format cannot hold).
+fn patch_summary(hunks: usize, tables: usize, findings: &[Finding]) -> String {
+    let head = format!(
+        "{hunks} {} over {tables} {}",
+        if hunks == 1 { "hunk" } else { "hunks" },
+        if tables == 1 { "table" } else { "tables" }
+    );
+    if hunks > 0 || findings.is_empty() {
+        return head;
+    }
+    let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in findings {
+        *kinds.entry(f.kind.as_str()).or_default() += 1;
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    format!(
+        "{head}: the resolved layouts equal the tables as written (labels, cells, value names, \
+         distilled lines); the {} {} ({}) are ones the table format cannot hold: \
+         `sass-conform resolve` lists them with their evidence",
+        findings.len(),
+        if findings.len() == 1 {
+            "finding"
+        } else {
+            "findings"
+        },
+        kinds.join(", ")
+    )
 }
 
 /// `resolve --emit-tables DIR`: every table corrected by its resolved reading, written to

@@ -245,14 +245,14 @@ fn choice_lines(
 fn semicolon_line(v: &sass_conform::spec::Variant) -> String {
     use sass_conform::reading::semicolon::{Semicolon, table_rule};
     match (v.semicolon, table_rule(v)) {
+        (Some(Semicolon::Quiet { mask, value: 0 }), _) => format!(
+            "  `;` without a space when bits {} are all 0 (learned from the quiet-word experiment)",
+            bit_ranges(mask)
+        ),
         (Some(Semicolon::Quiet { mask, value }), _) => format!(
-            "  `;` without a space when of bits {} only {} are set (learned from the quiet-word experiment)",
+            "  `;` without a space when, of bits {}, exactly bits {} are set (learned from the quiet-word experiment)",
             bit_ranges(mask),
-            if value == 0 {
-                "none".to_string()
-            } else {
-                bit_ranges(value)
-            }
+            bit_ranges(value)
         ),
         (Some(Semicolon::Spaced), _) => {
             "  ` ;` always (learned: the quiet word prints it)".to_string()

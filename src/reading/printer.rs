@@ -1086,31 +1086,51 @@ fn learn_flat<'a>(
     // are cut again, each slot's text as the first fit prints it preferred, and fitted again;
     // the printer right on more answers is kept.
     if p.learned_permille < 1000 {
-        // Answers of one text with the same hints cut alike: each such pair is cut once.
-        type HintedCuts<'t> = HashMap<(&'t str, Vec<Option<String>>), Option<Vec<&'t str>>>;
-        let mut cuts: HintedCuts = HashMap::default();
-        let hinted: Vec<(u128, Vec<&str>)> = samples
-            .iter()
-            .filter_map(|&(w, t)| {
-                let hints: Vec<Option<String>> = alone
-                    .iter()
-                    .map(|j| j.map(|j| rule_text(&p.slots[j], w)))
-                    .collect();
-                let c = match cuts.entry((t, hints)) {
-                    std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        let c = cut_dp(&cutter, t, Some(&e.key().1)).map(|(_, c)| c);
-                        e.insert(c).clone()
-                    }
-                };
-                c.map(|c| (w, c))
-            })
-            .collect();
+        let hinted = cut_with(&cutter, samples, FIT_MISMATCH, |w| {
+            alone
+                .iter()
+                .map(|j| j.map(|j| rule_text(&p.slots[j], w)))
+                .collect()
+        });
         if hinted != cut {
             let (refit, _) = fit_cut(&skel, &slots, &hinted, groups, base.0, cache);
             let q = printer_of(refit, samples);
             if q.learned_permille > p.learned_permille {
                 p = q;
+            }
+        }
+    }
+    // Answers cut again, each slot's text where its key printed alone preferred (what the
+    // sweeps proved, not what the first fit learned from cuts a tie may have made wrong); then
+    // once more with the texts that fit prints for the other keys.
+    if p.learned_permille < 1000 {
+        let proven = alone_texts(&skel, &slots, &cut, base.0);
+        let proven_hint = |w: u128, i: usize| {
+            let (mask, by_key) = &proven[i];
+            by_key.get(&pext(w, *mask)).cloned()
+        };
+        let hinted = cut_with(&cutter, samples, PROVEN_MISMATCH, |w| {
+            (0..proven.len()).map(|i| proven_hint(w, i)).collect()
+        });
+        if hinted != cut {
+            let (refit, fitted_alone) = fit_cut(&skel, &slots, &hinted, groups, base.0, cache);
+            let q = printer_of(refit, samples);
+            let again = cut_with(&cutter, samples, PROVEN_MISMATCH, |w| {
+                (0..proven.len())
+                    .map(|i| {
+                        proven_hint(w, i)
+                            .or_else(|| fitted_alone[i].map(|j| rule_text(&q.slots[j], w)))
+                    })
+                    .collect()
+            });
+            let r = (again != hinted).then(|| {
+                let (refit, _) = fit_cut(&skel, &slots, &again, groups, base.0, cache);
+                printer_of(refit, samples)
+            });
+            for q in std::iter::once(q).chain(r) {
+                if q.learned_permille > p.learned_permille {
+                    p = q;
+                }
             }
         }
     }
@@ -1133,6 +1153,90 @@ fn learn_flat<'a>(
         }
     }
     p
+}
+
+/// What a piece other than its slot's hint costs more ([`cut_dp`]) where the hint is the text
+/// a first fit prints: of two cuts alike, the one the fit agrees with wins.
+const FIT_MISMATCH: u32 = 1;
+
+/// What a piece other than its slot's hint costs more where the hint is the text the slot's
+/// key printed alone ([`alone_texts`]): a cut that gives the slot a text known for another
+/// key (the size's `.INVALID7` where its key, 4, prints nothing alone) loses to one that
+/// gives a neighbour a text of a known shape.
+const PROVEN_MISMATCH: u32 = 3;
+
+/// Each answer cut with hints (`hints_of` its word: per skeleton slot, in skeleton order, the
+/// text preferred there; any other piece costs `mismatch` more), the answers of one text with
+/// the same hints cut once; answers no cut fits are left out.
+fn cut_with<'t>(
+    cutter: &Cutter,
+    samples: &[Sample<'t>],
+    mismatch: u32,
+    hints_of: impl Fn(u128) -> Vec<Option<String>>,
+) -> Vec<(u128, Vec<&'t str>)> {
+    type HintedCuts<'t> = HashMap<(&'t str, Vec<Option<String>>), Option<Vec<&'t str>>>;
+    let mut cuts: HintedCuts = HashMap::default();
+    samples
+        .iter()
+        .filter_map(|&(w, t)| {
+            let c = match cuts.entry((t, hints_of(w))) {
+                std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let c = cut_dp(cutter, t, Some((&e.key().1, mismatch))).map(|(_, c)| c);
+                    e.insert(c).clone()
+                }
+            };
+            c.map(|c| (w, c))
+        })
+        .collect()
+}
+
+/// Per skeleton slot (in skeleton order), its bits and the text each of its keys printed
+/// where the word differs from the base word `base` in that slot's bits only (the base word
+/// itself included): what the sweeps prove a value prints, one text per key (a key cut two
+/// ways is left out). Two slots side by side with no fixed text between them cut a token
+/// either way at the same cost when each prints nothing for some value: nvdisasm's SM103 ST
+/// page prints the eviction `.NA` (bits 84 and 86, never swept alone) before an empty size
+/// (bits 73-75 = 4, swept alone), and the first cut gave `.NA` to the size.
+fn alone_texts(
+    skel: &[Elem],
+    slots: &[SlotSpan],
+    cut: &[(u128, Vec<&str>)],
+    base: u128,
+) -> Vec<(u128, HashMap<u128, String>)> {
+    let masks: Vec<u128> = skel
+        .iter()
+        .filter_map(|e| match e {
+            Elem::Slot(k) => Some(slots[*k].mask),
+            _ => None,
+        })
+        .collect();
+    masks
+        .iter()
+        .enumerate()
+        .map(|(i, &mask)| {
+            let mut by_key: HashMap<u128, Option<&str>> = HashMap::default();
+            for (w, pieces) in cut {
+                if (w ^ base) & !mask != 0 {
+                    continue;
+                }
+                let Some(&t) = pieces.get(i) else { continue };
+                by_key
+                    .entry(pext(*w, mask))
+                    .and_modify(|x| {
+                        if *x != Some(t) {
+                            *x = None;
+                        }
+                    })
+                    .or_insert(Some(t));
+            }
+            let by_key = by_key
+                .into_iter()
+                .filter_map(|(k, t)| t.map(|t| (k, t.to_string())))
+                .collect();
+            (mask, by_key)
+        })
+        .collect()
 }
 
 /// A way of trying other skeletons where answers fail to cut ([`absorbed`], [`unanchored`]):
@@ -3430,13 +3534,13 @@ fn cut_cost(cutter: &Cutter, text: &str) -> Option<u32> {
 }
 
 /// [`cut_sample`] with the cost of its cut. With `hints` (per skeleton slot, in order: the
-/// text a fitted slot prints for this answer), a piece equal to its slot's hint costs nothing
-/// and any other piece one more than without hints: of two cuts alike, the one the fit
-/// agrees with wins.
+/// text preferred there, e.g. what a fitted slot prints for this answer; and a cost), a piece
+/// equal to its slot's hint costs nothing and any other piece that cost more than without
+/// hints: of two cuts alike, the one the hints agree with wins.
 fn cut_dp<'t>(
     cutter: &Cutter,
     text: &'t str,
-    hints: Option<&[Option<String>]>,
+    hints: Option<(&[Option<String>], u32)>,
 ) -> Option<(u32, Vec<&'t str>)> {
     cut_ranges(cutter, text, hints)
         .map(|(cost, pieces)| (cost, pieces.iter().map(|&(a, b)| &text[a..b]).collect()))
@@ -3446,7 +3550,7 @@ fn cut_dp<'t>(
 const CUT_INF: u32 = u32::MAX / 2;
 
 /// [`cut_dp`]'s search, each piece as a byte range of `text`.
-fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> Option<Cut> {
+fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<(&[Option<String>], u32)>) -> Option<Cut> {
     let a = AnswerTokens::of(text, cutter.cutting);
     let at = &a.at;
     let n = a.len();
@@ -3459,7 +3563,8 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> 
     best[e * w + n] = 0;
     // Each skeleton element's hint (slots are numbered in skeleton order).
     let mut hint_of: Vec<Option<&str>> = vec![None; e];
-    if let Some(h) = hints {
+    let mismatch = hints.map_or(0, |(_, m)| m);
+    if let Some((h, _)) = hints {
         let mut k = 0;
         for (i, el) in skel.iter().enumerate() {
             if let Elem::Slot(_) = el {
@@ -3508,7 +3613,7 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<&[Option<String>]>) -> 
                         let miss = piece_miss((text, &a), known, cutter.cutting, (p, q, strange));
                         let miss = match hint_of[i] {
                             Some(h) if *h == text[at[p]..at[q]] => 0,
-                            Some(_) => miss + 1,
+                            Some(_) => miss + mismatch,
                             None => miss,
                         };
                         let c = rest + miss + (q - p) as u32 / 8;
@@ -7300,6 +7405,59 @@ mod tests {
             cut_cost(&cutter, "RED.INVALID14.STRONG.GPU.PRIVATE ;"),
             Some(6)
         );
+    }
+
+    /// A made-up store printed as nvdisasm prints the SM103 ST page's eviction (bits 84-86,
+    /// swept as bit 84 and bits 85-86) before its size (bits 73-75, swept as bits 73-74 and
+    /// bit 75; 4 prints nothing) with no fixed text between them.
+    fn evicting(w: u128) -> String {
+        const EVICT: [&str; 8] = [
+            ".EF",
+            "",
+            ".EL",
+            ".LU",
+            ".EU",
+            ".NA",
+            ".INVALID6",
+            ".INVALID7",
+        ];
+        const SIZE: [&str; 8] = [".U8", ".S8", ".U16", ".S16", "", ".64", ".128", ".INVALID7"];
+        let e = EVICT[(w >> 84 & 7) as usize];
+        let s = SIZE[(w >> 73 & 7) as usize];
+        format!("ST{e}{s} [R{}], R{} ;", w >> 24 & 0xff, w >> 32 & 0xff)
+    }
+
+    #[test]
+    fn a_token_two_neighbours_could_print_goes_to_the_one_whose_key_never_printed_alone() {
+        let groups = [
+            0xffu128 << 24,
+            0xffu128 << 32,
+            3u128 << 73,
+            1u128 << 75,
+            1u128 << 84,
+            3u128 << 85,
+        ];
+        let fixed = !(groups.iter().fold(0u128, |m, g| m | g));
+        let mut words: Vec<u128> = vec![0];
+        for g in &groups {
+            for v in 1..=(g >> g.trailing_zeros()).min(7) {
+                words.push(deposit(v, *g));
+            }
+        }
+        // Combinations: every eviction with every size, registers varied; the eviction `.NA`
+        // (bits 84 and 86) and `.LU`, `.INVALID7` are never swept alone.
+        for e in 0..8u128 {
+            for s in 0..8u128 {
+                let r = (e * 8 + s) * 3 % 250;
+                words.push(e << 84 | s << 73 | r << 24 | (r + 1) << 32);
+            }
+        }
+        let p = learned_from(fixed, &groups, &words, evicting);
+        assert_eq!(p.learned_permille, 1000);
+        for (e, s) in [(5u128, 4u128), (7, 4), (3, 4), (5, 7), (1, 7)] {
+            let w = e << 84 | s << 73 | 9 << 24 | 10 << 32;
+            assert_eq!(p.print(w), evicting(w), "eviction {e}, size {s}");
+        }
     }
 
     #[test]

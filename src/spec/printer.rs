@@ -1077,28 +1077,16 @@ impl NumberRule {
             }
         };
         let other = slot_mask & !self.mask & !self.unread;
-        let affixes: Vec<String> = self
-            .affixes
-            .iter()
-            .map(|(k, neg, pre, suf)| {
-                let when = match (other != 0, *neg) {
-                    (true, n) => format!(
-                        "bits {} = {:#x}{}: ",
-                        bit_ranges(other),
-                        k.0,
-                        if n { ", negative" } else { "" }
-                    ),
-                    (false, true) => "negative: ".to_string(),
-                    (false, false) => String::new(),
-                };
-                format!("{when}{pre:?} n {suf:?}")
-            })
-            .collect();
-        let names: String = self
+        let affixes = describe_affixes(&self.affixes, other);
+        let mut names: String = self
             .names
             .iter()
+            .take(LISTED)
             .map(|(k, n)| format!(", {:#x} named {n:?}", k.0))
             .collect();
+        if self.names.len() > LISTED {
+            names += &format!(", ... ({} values named)", self.names.len());
+        }
         let alts: String = self
             .alts
             .iter()
@@ -1132,9 +1120,73 @@ impl NumberRule {
     }
 }
 
+/// The affix pairs of a number rule, one entry per distinct (sign, prefix, suffix), each with
+/// the keys of bits `other` that take it (at most [`LISTED`] keys shown, then their count):
+/// `bits 0-1, 105-124 = 0x0, 0x1, ... (4096 keys): "R" n ""`. A `;` space keyed by scheduling
+/// bits gives thousands of keys with a few pairs; listing each key made lines of 40,000
+/// characters.
+fn describe_affixes(affixes: &[(Key, bool, String, String)], other: u128) -> Vec<String> {
+    // (sign, prefix, suffix), and the keys that take it.
+    type Pair<'a> = (bool, &'a str, &'a str);
+    let mut groups: Vec<(Pair, Vec<u128>)> = Vec::new();
+    for (k, neg, pre, suf) in affixes {
+        let id = (*neg, pre.as_str(), suf.as_str());
+        match groups.iter_mut().find(|(g, _)| *g == id) {
+            Some((_, keys)) => keys.push(k.0),
+            None => groups.push((id, vec![k.0])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((neg, pre, suf), keys)| {
+            let when = if other != 0 {
+                let mut shown: Vec<String> = keys
+                    .iter()
+                    .take(LISTED)
+                    .map(|k| format!("{k:#x}"))
+                    .collect();
+                if keys.len() > LISTED {
+                    shown.push(format!("... ({} keys)", keys.len()));
+                }
+                format!(
+                    "bits {} = {}{}: ",
+                    bit_ranges(other),
+                    shown.join(", "),
+                    if neg { ", negative" } else { "" }
+                )
+            } else if neg {
+                "negative: ".to_string()
+            } else {
+                String::new()
+            };
+            format!("{when}{pre:?} n {suf:?}")
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn affixes_shared_by_many_keys_are_listed_once_with_their_count() {
+        let mut affixes: Vec<(Key, bool, String, String)> = (0..20u128)
+            .map(|k| (Key(k), false, "R".to_string(), " ".to_string()))
+            .collect();
+        affixes.push((Key(0x1c0), false, "R".into(), String::new()));
+        let lines = describe_affixes(&affixes, 0x3ff << 105);
+        assert_eq!(
+            lines,
+            [
+                "bits 105-114 = 0x0, 0x1, 0x2, 0x3, 0x4, 0x5, 0x6, 0x7, ... (20 keys): \"R\" n \" \"",
+                "bits 105-114 = 0x1c0: \"R\" n \"\"",
+            ]
+        );
+        assert_eq!(
+            describe_affixes(&[(Key(0), true, "-".into(), String::new())], 0),
+            ["negative: \"-\" n \"\""]
+        );
+    }
 
     #[test]
     fn pext_and_deposit_by_runs_match_bit_by_bit() {
