@@ -4152,6 +4152,10 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
         })
         .map(|(k, t)| (Key(*k), t.to_string()))
         .collect();
+    let texts = match &number {
+        Some(n) => number_exceptions_under_every_key(mask, n.mask, texts),
+        None => texts,
+    };
     Slot {
         mask,
         texts,
@@ -4160,6 +4164,56 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
         guess: None,
         joined: None,
     }
+}
+
+/// Most bits of a slot beside its number's whose every key [`number_exceptions_under_every_key`]
+/// lists (16 keys).
+const MAX_EXCEPTION_KEY_BITS: u32 = 4;
+
+/// `texts` (the keys of a slot over `mask` its number rule, over `number` bits, does not
+/// print right, sorted), with each number value that at least two listed keys print as one
+/// text listed under every key of the slot's other bits (at most
+/// [`MAX_EXCEPTION_KEY_BITS`] of them) not listed yet: a value the number rule never prints
+/// is the value's own text, whatever the affix bits say. nvdisasm's SM103 ATOMS page prints
+/// no register where its base register is 255 (`[0x4de44b]`, `[RZ]` with no offset) under
+/// every scale of bits 78-79; the answers showed it under scales 0 and 1 only.
+fn number_exceptions_under_every_key(
+    mask: u128,
+    number: u128,
+    texts: Vec<(Key, String)>,
+) -> Vec<(Key, String)> {
+    let other = mask & !number;
+    let n_other = other.count_ones();
+    if other == 0 || n_other > MAX_EXCEPTION_KEY_BITS || texts.len() < 2 {
+        return texts;
+    }
+    let pn = Pext::new(number);
+    // Per number value: the one text its listed keys print (None when they differ), how many.
+    let mut by_value: BTreeMap<u128, (Option<&str>, usize)> = BTreeMap::new();
+    for (k, t) in &texts {
+        let w = deposit(k.0, mask);
+        let e = by_value.entry(pn.of(w)).or_insert((Some(t), 0));
+        if e.0 != Some(t.as_str()) {
+            e.0 = None;
+        }
+        e.1 += 1;
+    }
+    let mut added: Vec<(Key, String)> = Vec::new();
+    for (v, (t, n)) in by_value {
+        let Some(t) = t.filter(|_| n >= 2) else {
+            continue;
+        };
+        for o in 0..1u128 << n_other {
+            let key = Key(pext(deposit(v, number) | deposit(o, other), mask));
+            if texts.binary_search_by_key(&key, |(k, _)| *k).is_err() {
+                added.push((key, t.to_string()));
+            }
+        }
+    }
+    let mut out = texts;
+    out.extend(added);
+    out.sort();
+    out
 }
 
 /// The bits [`fit_plain`] may add to a slot over `mask` as its context: every group outside
@@ -7458,6 +7512,34 @@ mod tests {
             let w = e << 84 | s << 73 | 9 << 24 | 10 << 32;
             assert_eq!(p.print(w), evicting(w), "eviction {e}, size {s}");
         }
+    }
+
+    #[test]
+    fn a_number_value_every_listed_key_prints_alike_prints_so_under_every_key() {
+        // Register bits 0-7, scale bits 8-9: register 255 prints nothing under scales 0 and
+        // 1 (the keys seen); 7 under scale 0 only stays as listed.
+        let texts = vec![
+            (Key(0x07), "R7.Q".to_string()),
+            (Key(0xff), String::new()),
+            (Key(0x1ff), String::new()),
+        ];
+        let out = number_exceptions_under_every_key(0x3ff, 0xff, texts);
+        assert_eq!(
+            out,
+            [
+                (Key(0x07), "R7.Q".to_string()),
+                (Key(0xff), String::new()),
+                (Key(0x1ff), String::new()),
+                (Key(0x2ff), String::new()),
+                (Key(0x3ff), String::new()),
+            ]
+        );
+        // Two keys of one value that print differently: nothing added.
+        let split = vec![(Key(0xff), "A".to_string()), (Key(0x1ff), "B".to_string())];
+        assert_eq!(
+            number_exceptions_under_every_key(0x3ff, 0xff, split.clone()),
+            split
+        );
     }
 
     #[test]
