@@ -335,8 +335,24 @@ fn leftover(segs: &[Seg], s: &Sample, skip: &[usize]) -> Option<Vec<Tok>> {
     Some(rest)
 }
 
+/// [`leftover`] of each sample, in order.
+fn leftovers(segs: &[Seg], samples: &[Sample], skip: &[usize]) -> Vec<Option<Vec<Tok>>> {
+    samples.iter().map(|s| leftover(segs, s, skip)).collect()
+}
+
 /// `(value, leftover)` votes: texts per leftover per value.
 type Votes = HashMap<u64, HashMap<Vec<Tok>, usize>>;
+
+/// Counts one vote for `rest` at `value` (the leftover copied only when first seen there).
+fn vote(votes: &mut Votes, value: u64, rest: &[Tok]) {
+    let per = votes.entry(value).or_default();
+    match per.get_mut(rest) {
+        Some(n) => *n += 1,
+        None => {
+            per.insert(rest.to_vec(), 1);
+        }
+    }
+}
 
 /// Majority run per value from `(value, leftover)` votes.
 fn majority(votes: Votes) -> HashMap<u64, Vec<Tok>> {
@@ -358,11 +374,7 @@ fn reestimate(segs: &mut [Seg], samples: &[Sample]) {
         let mut votes = Votes::default();
         for s in samples {
             if let Some(rest) = leftover(segs, s, &[k]) {
-                *votes
-                    .entry(segs[k].value(s.word))
-                    .or_default()
-                    .entry(rest)
-                    .or_default() += 1;
+                vote(&mut votes, segs[k].value(s.word), &rest);
             }
         }
         new.push(majority(votes));
@@ -392,8 +404,7 @@ fn adjacent(a: &Seg, b: &Seg) -> bool {
 /// The merge of two touching segments that explains the most texts not explained now, with
 /// joint names learned from the leftovers: (a, b, texts newly explained).
 fn best_merge(segs: &[Seg], samples: &[Sample]) -> Option<(usize, usize, usize)> {
-    let near = best_merge_where(segs, samples, true);
-    let any = best_merge_where(segs, samples, false);
+    let (near, any) = best_merges(segs, samples)?;
     // A merge of touching segments is preferred unless one of distant ones explains twice as
     // many texts (TEX's LOD mode is bit 59 with bits 87-89).
     match (near, any) {
@@ -403,51 +414,72 @@ fn best_merge(segs: &[Seg], samples: &[Sample]) -> Option<(usize, usize, usize)>
     }
 }
 
-/// [`best_merge`] among touching segments only (`touching`), or among all pairs.
-fn best_merge_where(
+/// The best merge among touching segments only, and among all pairs (each pair's gain
+/// worked out once for both): `None` when too few texts are unexplained for either.
+#[allow(clippy::type_complexity)]
+fn best_merges(
     segs: &[Seg],
     samples: &[Sample],
-    touching: bool,
-) -> Option<(usize, usize, usize)> {
-    let unexplained: Vec<&Sample> = samples.iter().filter(|s| !explained(segs, s)).collect();
-    if unexplained.len() < MIN_EXPLAINED {
+) -> Option<(Option<(usize, usize, usize)>, Option<(usize, usize, usize)>)> {
+    let unexplained: Vec<bool> = samples.iter().map(|s| !explained(segs, s)).collect();
+    if unexplained.iter().filter(|&&u| u).count() < MIN_EXPLAINED {
         return None;
     }
-    let mut best: Option<(usize, usize, usize)> = None;
+    let mut near: Option<(usize, usize, usize)> = None;
+    let mut any: Option<(usize, usize, usize)> = None;
     for a in 0..segs.len() {
         for b in a + 1..segs.len() {
             if segs[a].width() + segs[b].width() > MAX_MERGED_BITS
-                || (touching && !adjacent(&segs[a], &segs[b]))
                 || !segs[a].context.is_empty()
                 || !segs[b].context.is_empty()
             {
                 continue;
             }
-            let names = joint_names(segs, samples, a, b);
+            let rests = leftovers(segs, samples, &[a, b]);
+            let names = joint_names_of(segs, samples, (a, b), &rests);
             let wa = segs[a].width();
-            let gain = unexplained
+            let gain = samples
                 .iter()
-                .filter(|s| {
+                .zip(&rests)
+                .zip(&unexplained)
+                .filter(|((s, rest), u)| {
                     let j = segs[a].value(s.word) | segs[b].value(s.word) << wa;
-                    leftover(segs, s, &[a, b])
-                        .is_some_and(|rest| names.get(&j).is_some_and(|n| same_multiset(n, &rest)))
+                    **u && rest
+                        .as_ref()
+                        .is_some_and(|rest| names.get(&j).is_some_and(|n| same_multiset(n, rest)))
                 })
                 .count();
-            if gain >= MIN_EXPLAINED && best.is_none_or(|x| gain > x.2) {
-                best = Some((a, b, gain));
+            if gain < MIN_EXPLAINED {
+                continue;
+            }
+            if adjacent(&segs[a], &segs[b]) && near.is_none_or(|x| gain > x.2) {
+                near = Some((a, b, gain));
+            }
+            if any.is_none_or(|x| gain > x.2) {
+                any = Some((a, b, gain));
             }
         }
     }
-    best
+    Some((near, any))
 }
 
 fn joint_names(segs: &[Seg], samples: &[Sample], a: usize, b: usize) -> HashMap<u64, Vec<Tok>> {
+    joint_names_of(segs, samples, (a, b), &leftovers(segs, samples, &[a, b]))
+}
+
+/// [`joint_names`] from the samples' leftovers without `a` and `b` (`rests`, in order).
+fn joint_names_of(
+    segs: &[Seg],
+    samples: &[Sample],
+    (a, b): (usize, usize),
+    rests: &[Option<Vec<Tok>>],
+) -> HashMap<u64, Vec<Tok>> {
     let wa = segs[a].width();
     let mut votes = Votes::default();
-    for s in samples {
-        if let Some(rest) = leftover(segs, s, &[a, b]) {
+    for (s, rest) in samples.iter().zip(rests) {
+        if let Some(rest) = rest {
             let j = segs[a].value(s.word) | segs[b].value(s.word) << wa;
-            *votes.entry(j).or_default().entry(rest).or_default() += 1;
+            vote(&mut votes, j, rest);
         }
     }
     majority(votes)
@@ -499,8 +531,8 @@ fn best_context(v: &Variant, segs: &[Seg], samples: &[Sample]) -> Option<Context
         })
         .flat_map(|f| f.ranges.iter().flat_map(|r| r.lo..=r.hi()))
         .collect();
-    let unexplained: Vec<&Sample> = samples.iter().filter(|s| !explained(segs, s)).collect();
-    if unexplained.len() < MIN_EXPLAINED {
+    let unexplained: Vec<bool> = samples.iter().map(|s| !explained(segs, s)).collect();
+    if unexplained.iter().filter(|&&u| u).count() < MIN_EXPLAINED {
         return None;
     }
     let mut best: Option<ContextChoice> = None;
@@ -508,6 +540,8 @@ fn best_context(v: &Variant, segs: &[Seg], samples: &[Sample]) -> Option<Context
         if segs[k].width() + segs[k].context.len() as u32 >= MAX_MERGED_BITS {
             continue;
         }
+        // The leftovers without segment `k` are the same for every candidate bit.
+        let mut rests: Option<Vec<Option<Vec<Tok>>>> = None;
         for &b in &candidates {
             let held = segs[k]
                 .ranges
@@ -519,24 +553,23 @@ fn best_context(v: &Variant, segs: &[Seg], samples: &[Sample]) -> Option<Context
             }
             let mut trial = segs[k].clone();
             trial.context.push(crate::spec::BitRange { lo: b, len: 1 });
+            let rests = rests.get_or_insert_with(|| leftovers(segs, samples, &[k]));
             let mut votes = Votes::default();
-            for s in samples {
-                if let Some(rest) = leftover(segs, s, &[k]) {
-                    *votes
-                        .entry(trial.value(s.word))
-                        .or_default()
-                        .entry(rest)
-                        .or_default() += 1;
+            for (s, rest) in samples.iter().zip(rests.iter()) {
+                if let Some(rest) = rest {
+                    vote(&mut votes, trial.value(s.word), rest);
                 }
             }
             let names = majority(votes);
-            let gain = unexplained
+            let gain = samples
                 .iter()
-                .filter(|s| {
-                    leftover(segs, s, &[k]).is_some_and(|rest| {
+                .zip(rests.iter())
+                .zip(&unexplained)
+                .filter(|((s, rest), u)| {
+                    **u && rest.as_ref().is_some_and(|rest| {
                         names
                             .get(&trial.value(s.word))
-                            .is_some_and(|n| same_multiset(n, &rest))
+                            .is_some_and(|n| same_multiset(n, rest))
                     })
                 })
                 .count();

@@ -4538,6 +4538,11 @@ fn best_context_group<'t>(
         {
             best = Some((h, t.len(), (g, t, rule)));
         }
+        // A group whose rule prints every value right is one no later group beats (a later
+        // one must print a larger share); its debug lines are all printed all the same.
+        if debug.is_none() && best.as_ref().is_some_and(|(bh, bn, _)| bh == bn) {
+            break;
+        }
     }
     best
 }
@@ -4670,8 +4675,21 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
         Some((pre, _, _, suf, _)) => format!("{pre}#{suf}"),
         None => shape(t),
     };
+    // Each distinct text read once: whether it is an integer, in the order first seen.
+    let mut distinct: HashMap<&str, u32> = HashMap::default();
+    let mut is_integer: Vec<bool> = Vec::new();
+    let text_ids: Vec<u32> = texts
+        .iter()
+        .map(|&(_, t)| {
+            let next = distinct.len() as u32;
+            *distinct.entry(t).or_insert_with(|| {
+                is_integer.push(integer(t).is_some());
+                next
+            })
+        })
+        .collect();
     // Only a slot that prints numbers (as [`fit_number`] asks of a number rule).
-    let numbers = texts.iter().filter(|(_, t)| integer(t).is_some()).count();
+    let numbers = text_ids.iter().filter(|&&i| is_integer[i as usize]).count();
     if numbers * 10 < texts.len() * 6 {
         return 0;
     }
@@ -4679,13 +4697,22 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
     // tell and the number rule names: keyed by other groups it is noise in every key (one
     // answer in 64 for a uniform register: SM90 MUFU's `-|URZ.H1|` kept its affixes' context,
     // bits 60-61 and 72-73, under the 99% bar).
-    let shaped: Vec<(u128, String)> = texts
+    // Each distinct text's affixes worked out once, numbered as [`interned`] numbers them
+    // (in the order first seen among the answers kept).
+    let mut shape_ids: HashMap<String, u32> = HashMap::default();
+    let mut shape_of: Vec<Option<u32>> = vec![None; is_integer.len()];
+    let shaped: Vec<(u128, u32)> = texts
         .iter()
-        .filter(|(_, t)| t.bytes().any(|b| b.is_ascii_digit()))
-        .map(|&(w, t)| (w, affixes(t)))
+        .zip(&text_ids)
+        .filter(|((_, t), _)| t.bytes().any(|b| b.is_ascii_digit()))
+        .map(|(&(w, t), &i)| {
+            let id = *shape_of[i as usize].get_or_insert_with(|| {
+                let next = shape_ids.len() as u32;
+                *shape_ids.entry(affixes(t)).or_insert(next)
+            });
+            (w, id)
+        })
         .collect();
-    let shaped: Vec<(u128, &str)> = shaped.iter().map(|(w, t)| (*w, t.as_str())).collect();
-    let shaped = interned(&shaped);
     let n = shaped.len();
     let mut key = narrow;
     let mut context = 0;
@@ -4839,7 +4866,37 @@ fn interned(texts: &[(u128, &str)]) -> Vec<(u128, u32)> {
 /// leads without them. `texts` are (word, text number) pairs ([`interned`]); a key is the
 /// word's `mask` bits.
 fn loo_score(mask: u128, texts: &[(u128, u32)]) -> usize {
-    LooClasses::new(mask, texts).score(0, &mut LooScratch::default())
+    // Each (key, text) class counted, then each key's two largest classes: what
+    // [`LooClasses::score`] of no further group counts, without grouping the words.
+    let mut keys: HashMap<u128, u32> = HashMap::default();
+    let mut classes: HashMap<u64, u32> = HashMap::default();
+    let mut count: Vec<u32> = Vec::new();
+    let mut key_of: Vec<u32> = Vec::new();
+    for &(w, t) in texts {
+        let next = keys.len() as u32;
+        let k = *keys.entry(w & mask).or_insert(next);
+        let c = *classes
+            .entry(u64::from(k) << 32 | u64::from(t))
+            .or_insert_with(|| {
+                count.push(0);
+                key_of.push(k);
+                count.len() as u32 - 1
+            });
+        count[c as usize] += 1;
+    }
+    let mut top = vec![(0u32, 0u32); keys.len()];
+    for (&c, &k) in count.iter().zip(&key_of) {
+        let e = &mut top[k as usize];
+        if c > e.0 {
+            *e = (c, e.0);
+        } else if c > e.1 {
+            e.1 = c;
+        }
+    }
+    top.iter()
+        .filter(|&&(c1, c2)| c1 >= 2 && c1 - 1 > c2)
+        .map(|&(c1, _)| c1 as usize)
+        .sum()
 }
 
 /// The answers of [`loo_score`] grouped once by their key (the word's `mask` bits) and text,
@@ -4941,6 +4998,26 @@ fn starts(items: impl Iterator<Item = usize>, n: usize) -> Vec<u32> {
     out
 }
 
+/// Counts the `words` per value `read` gives into `in_class` (all zero before) and lists each
+/// value counted once, in the order first seen, at the head of `values` (room for every value
+/// and one more); how many are listed.
+fn count_values(
+    words: &[u128],
+    read: &impl Fn(u128) -> usize,
+    in_class: &mut [u32],
+    values: &mut [u32],
+) -> usize {
+    let mut seen = 0;
+    for &w in words {
+        let v = read(w);
+        let c = in_class[v];
+        values[seen] = v as u32;
+        seen += usize::from(c == 0);
+        in_class[v] = c + 1;
+    }
+    seen
+}
+
 /// Counters [`LooClasses::score`] and [`LooClasses::entropy`] reuse from one call to the
 /// next (all zero between calls; the lists empty).
 #[derive(Default)]
@@ -4952,10 +5029,20 @@ struct LooScratch {
     in_class: Vec<u32>,
     /// Per value of a group's bits, the two largest class counts in the key at hand.
     in_key: Vec<(u32, u32)>,
-    /// The values counted in `in_class`, and in `in_key`.
+    /// The values counted in `in_class` (at its head: room for every value and one more),
+    /// and in `in_key`.
     class_values: Vec<u32>,
     key_values: Vec<u32>,
+    /// Per answer, the key cell of its cell in `cells` ([`LooClasses::entropy`]).
+    key_cells: Vec<usize>,
+    /// [`LooClasses::entropy`]'s term per (count, key count), for counts up to
+    /// [`TERM_COUNTS`] (NaN: not worked out yet), for the (kinds, answers + 1) of `terms_for`.
+    terms: Vec<f64>,
+    terms_for: (usize, usize),
 }
+
+/// Largest count of a cell whose [`LooClasses::entropy`] term is kept in [`LooScratch`].
+const TERM_COUNTS: usize = 4;
 
 /// Most bits of a group [`LooClasses::score`] counts in arrays (wider ones are hashed).
 const LOO_ARRAY_BITS: u32 = 16;
@@ -4963,7 +5050,7 @@ const LOO_ARRAY_BITS: u32 = 16;
 impl<'a> LooClasses<'a> {
     fn new(mask: u128, texts: &'a [(u128, u32)]) -> Self {
         let mut keys: HashMap<u128, u32> = HashMap::default();
-        let mut classes: HashMap<(u32, u32), u32> = HashMap::default();
+        let mut classes: HashMap<u64, u32> = HashMap::default();
         let mut key_of = Vec::new();
         let class = texts
             .iter()
@@ -4971,10 +5058,12 @@ impl<'a> LooClasses<'a> {
                 let next = keys.len() as u32;
                 let k = *keys.entry(w & mask).or_insert(next);
                 let next = classes.len() as u32;
-                *classes.entry((k, t)).or_insert_with(|| {
-                    key_of.push(k);
-                    next
-                })
+                *classes
+                    .entry(u64::from(k) << 32 | u64::from(t))
+                    .or_insert_with(|| {
+                        key_of.push(k);
+                        next
+                    })
             })
             .collect::<Vec<u32>>();
         let grouped = Grouped::new(texts, &class, &key_of, keys.len());
@@ -5040,11 +5129,20 @@ impl<'a> LooClasses<'a> {
         if k > LOO_ARRAY_BITS {
             return self.score_hashed(g);
         }
-        // A group of adjacent bits (most are) is read by one shift and mask.
+        // A group of adjacent bits (most are) is read by one shift and mask: of one 64-bit
+        // half of the word where the group lies in one.
         let low = if g == 0 { 0 } else { g.trailing_zeros() };
         let run = g >> low;
         if run & run.wrapping_add(1) == 0 {
-            self.score_by(k, |w| (w >> low & run) as usize, scratch)
+            let run64 = run as u64;
+            if low + k <= 64 {
+                self.score_by(k, |w| (w as u64 >> low & run64) as usize, scratch)
+            } else if low >= 64 {
+                let low = low - 64;
+                self.score_by(k, |w| ((w >> 64) as u64 >> low & run64) as usize, scratch)
+            } else {
+                self.score_by(k, |w| (w >> low & run) as usize, scratch)
+            }
         } else {
             let px = Pext::new(g);
             self.score_by(k, |w| px.of(w) as usize, scratch)
@@ -5067,6 +5165,11 @@ impl<'a> LooClasses<'a> {
             in_class.resize(1 << k, 0);
             in_key.resize(1 << k, (0, 0));
         }
+        // Room for every value of the group and one more: each word writes its value at the
+        // end of the list and keeps it there only where it is the value's first (no branch).
+        if class_values.len() <= 1 << k {
+            class_values.resize((1 << k) + 1, 0);
+        }
         let Grouped {
             words,
             class_ends,
@@ -5075,16 +5178,34 @@ impl<'a> LooClasses<'a> {
         let (mut word, mut class) = (0, 0);
         let mut sum = 0;
         for &key_end in key_ends {
-            for &class_end in &class_ends[class..key_end as usize] {
-                for &w in &words[word..class_end as usize] {
-                    let v = read(w);
-                    if in_class[v] == 0 {
-                        class_values.push(v as u32);
+            let classes = &class_ends[class..key_end as usize];
+            class = key_end as usize;
+            // A key of one class: each value's count is its cell's largest, with none second.
+            if let [class_end] = classes {
+                let seen = count_values(
+                    &words[word..*class_end as usize],
+                    &read,
+                    in_class,
+                    class_values,
+                );
+                word = *class_end as usize;
+                for &v in &class_values[..seen] {
+                    let c = std::mem::take(&mut in_class[v as usize]);
+                    if c >= 2 {
+                        sum += c as usize;
                     }
-                    in_class[v] += 1;
                 }
+                continue;
+            }
+            for &class_end in classes {
+                let seen = count_values(
+                    &words[word..class_end as usize],
+                    &read,
+                    in_class,
+                    class_values,
+                );
                 word = class_end as usize;
-                for v in class_values.drain(..) {
+                for &v in &class_values[..seen] {
                     let c = std::mem::take(&mut in_class[v as usize]);
                     let e = &mut in_key[v as usize];
                     if e.0 == 0 {
@@ -5097,7 +5218,6 @@ impl<'a> LooClasses<'a> {
                     }
                 }
             }
-            class = key_end as usize;
             for v in key_values.drain(..) {
                 let (c1, c2) = std::mem::take(&mut in_key[v as usize]);
                 if c1 >= 2 && c1 - 1 > c2 {
@@ -5117,24 +5237,53 @@ impl<'a> LooClasses<'a> {
         let k = g.count_ones();
         self.cells_of(g, scratch);
         let LooScratch {
-            counts, top, cells, ..
+            counts,
+            top,
+            cells,
+            key_cells,
+            terms,
+            terms_for,
+            ..
         } = scratch;
+        key_cells.clear();
         for &cell in cells.iter() {
+            let key_cell = self.key_cell(cell, k);
             counts[cell] += 1;
-            top[self.key_cell(cell, k)].0 += 1;
+            top[key_cell].0 += 1;
+            key_cells.push(key_cell);
+        }
+        // Each (count, key count) pair's term worked out once per set of answers and kinds
+        // (the same expression, so the same number), for the smallest counts.
+        let most = self.texts.len() + 1;
+        if *terms_for != (kinds, most) {
+            terms.clear();
+            terms.resize(TERM_COUNTS * most, f64::NAN);
+            *terms_for = (kinds, most);
         }
         let kinds = kinds as f64;
+        let term = |c: u32, n: u32| {
+            let (c, n) = (c as f64, n as f64);
+            -c * ((c - 1.0 + 0.5) / (n - 1.0 + 0.5 * kinds)).ln()
+        };
         let mut sum = 0.0;
-        for &cell in cells.iter() {
+        for (&cell, &key_cell) in cells.iter().zip(key_cells.iter()) {
             let c = std::mem::take(&mut counts[cell]);
             if c == 0 {
                 continue;
             }
-            let (c, n) = (c as f64, top[self.key_cell(cell, k)].0 as f64);
-            sum += -c * ((c - 1.0 + 0.5) / (n - 1.0 + 0.5 * kinds)).ln();
+            let n = top[key_cell].0;
+            sum += if (c as usize) <= TERM_COUNTS {
+                let known = &mut terms[(c as usize - 1) * most + n as usize];
+                if known.is_nan() {
+                    *known = term(c, n);
+                }
+                *known
+            } else {
+                term(c, n)
+            };
         }
-        for &cell in cells.iter() {
-            top[self.key_cell(cell, k)].0 = 0;
+        for &key_cell in key_cells.iter() {
+            top[key_cell].0 = 0;
         }
         sum
     }
