@@ -1087,8 +1087,8 @@ fn an_empty_patch_says_why() {
         patch_summary(0, 1, &three),
         "0 hunks over 1 table: the resolved layouts equal the tables as written (labels, \
          cells, value names, distilled lines); the 3 findings (field-effect-unexplained 1, \
-         sched-value-rejected 2) are ones the table format cannot hold: `sass-conform resolve` \
-         lists them with their evidence"
+         sched-value-rejected 2) are ones the table format cannot hold: `sass-conform report` \
+         (or `resolve --json`) gives each with its evidence"
     );
 }
 
@@ -2135,7 +2135,7 @@ fn patch_summary(hunks: usize, tables: usize, findings: &[Finding]) -> String {
     format!(
         "{head}: the resolved layouts equal the tables as written (labels, cells, value names, \
          distilled lines); the {} {} ({}) are ones the table format cannot hold: \
-         `sass-conform resolve` lists them with their evidence",
+         `sass-conform report` (or `resolve --json`) gives each with its evidence",
         findings.len(),
         if findings.len() == 1 {
             "finding"

@@ -1015,7 +1015,10 @@ impl Slot {
             .map(|(k, t)| format!("{:#x} -> {t:?}", k.0))
             .collect();
         if self.texts.len() > LISTED {
-            parts.push(format!("... ({} values listed)", self.texts.len()));
+            parts.push(format!(
+                "... ({LISTED} of {} values shown)",
+                self.texts.len()
+            ));
         }
         if let Some(n) = &self.number {
             parts.push(n.describe(self.mask));
