@@ -1276,18 +1276,26 @@ fn encode(a: &EncodeArgs) -> Result<ExitCode> {
 }
 
 /// The text column of `decode`/`encode`: the predicted text, or why there is none
-/// (`(another instruction: LDG)`, `(illegal: undefined value 0x10 in TABLES_opex_0)`).
+/// (`(another instruction: LDG)`, `(illegal: undefined value 0x10 in TABLES_opex_0)`). A word
+/// the learned reading refuses while the table's verdict (the next column) is `valid` says so
+/// (`(illegal: Unrecognized operation ...; every field is valid by the table)`): nvdisasm
+/// refuses what the table allows.
 fn shown_text(p: &sass_conform::conform::Prediction) -> String {
+    use sass_conform::codec::Verdict;
     use sass_conform::reading::legality::Legality;
     if let Some(t) = &p.text {
         return t.clone();
     }
+    let table_allows = match p.verdict {
+        Verdict::Valid { .. } => "; every field is valid by the table",
+        _ => "",
+    };
     match &p.legality {
         Some(Legality::OtherMnemonic { mnemonic }) => format!("(another instruction: {mnemonic})"),
         Some(Legality::Undefined { table, value }) => {
-            format!("(illegal: undefined value {value:#x} in {table})")
+            format!("(illegal: undefined value {value:#x} in {table}{table_allows})")
         }
-        Some(Legality::Unrecognized { reason }) => format!("(illegal: {reason})"),
+        Some(Legality::Unrecognized { reason }) => format!("(illegal: {reason}{table_allows})"),
         _ => format!("({})", explain(p)),
     }
 }

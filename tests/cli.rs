@@ -44,6 +44,24 @@ fn decode_prints_nvdisasm_text_for_the_tld_fixed_word() {
     );
 }
 
+/// A word nvdisasm refuses (oracle/sm100/TLD.tsv: the fixed word with bit 109 set, "undefined
+/// value 0x10 for table 'TABLES_opex_0'") whose fields the table all allows: the text column
+/// says both.
+#[test]
+fn decode_says_when_the_table_allows_a_word_nvdisasm_refuses() {
+    let (ok, out, _) = run(&[
+        "decode",
+        "--arch",
+        "SM100",
+        "00002000080000000000000000000f66",
+    ]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "00002000080000000000000000000f66\tTLD_P_R_R_R_R_UR_D_I\t(illegal: undefined value 0x10 in TABLES_opex_0; every field is valid by the table)\tvalid\n"
+    );
+}
+
 #[test]
 fn decode_json_has_the_documented_keys() {
     let (ok, out, _) = run(&[

@@ -163,7 +163,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     resolve_write(&ws)?;
     oracle::interrupt::check()?;
     // 3. Sweeps around each form the answers show, then learn again.
-    sweep_rounds(&ws, &view, &a.nvdisasm)?;
+    sweep_rounds(&ws, &view, &a.nvdisasm, "")?;
     // 4. A second learn split from the layout the learning ended with (fields found since the
     // first was drawn vary in it, as in the check split), then learn again.
     if missing(&|t| format!("combos/relearn/{}-{}.tsv", arch_of(t), t.mnemonic)) {
@@ -175,7 +175,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     // The reading learned from the relearn split can show forms the sweeps have not been
     // around yet; without these rounds a second `learn` recorded them and read differently
     // (SM100 ATOMS 74.9% -> 99.7% on the check split between two runs of 37be888's reading).
-    sweep_rounds(&ws, &view, &a.nvdisasm)?;
+    sweep_rounds(&ws, &view, &a.nvdisasm, " learned from the relearn split")?;
     // 5. The check split, never learned from, and the figures.
     if missing(&|t| format!("combos/check/{}-{}.tsv", arch_of(t), t.mnemonic)) {
         step("check split (oracle combos --split check)");
@@ -243,11 +243,17 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
 /// Sweeps around each form the answers show (`oracle sweeps`), then learn again; each round's
 /// answers can show forms within forms, so again until a round adds nothing (at most
 /// `SWEEP_ROUNDS`). Only what is missing is recorded, so on a finished workspace this records
-/// nothing and learns nothing.
-fn sweep_rounds(ws: &Workspace, view: &ViewArgs, nvdisasm: &Option<PathBuf>) -> Result<()> {
+/// nothing and learns nothing. `pass` tells the two passes apart in the step lines
+/// (`sweeps around forms learned from the relearn split, round 1`).
+fn sweep_rounds(
+    ws: &Workspace,
+    view: &ViewArgs,
+    nvdisasm: &Option<PathBuf>,
+    pass: &str,
+) -> Result<()> {
     for round in 1..=SWEEP_ROUNDS {
         step(&format!(
-            "sweeps around forms, round {round} (oracle sweeps)"
+            "sweeps around forms{pass}, round {round} (oracle sweeps)"
         ));
         let added = record_sweeps(&FormsArgs {
             view: view.clone(),

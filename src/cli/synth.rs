@@ -539,7 +539,9 @@ fn check_figures(out: &str, arch: &str, mn: &str) -> Option<(String, String)> {
 /// the `N root causes behind M findings` line's (N, M).
 fn findings_count(out: &str) -> Option<(usize, usize)> {
     out.lines().find_map(|l| {
-        let (n, rest) = l.split_once(" root causes behind ")?;
+        let (n, rest) = l
+            .split_once(" root causes behind ")
+            .or_else(|| l.split_once(" root cause behind "))?;
         Some((
             n.trim().parse().ok()?,
             rest.split_whitespace().next()?.parse().ok()?,
@@ -553,12 +555,14 @@ mod tests {
 
     #[test]
     fn reads_learn_figures() {
-        let out = "check split (never learned from)\n  SM90 S2R                  1000 words  legal text 100.000% (605/605)  verdict 100.000%\n  all   1000 words  legal text 100.000% (605/605)  verdict 100.000%\n4 root causes behind 7 findings, in 1 tables\n";
+        let out = "check split (never learned from)\n  SM90 S2R                  1000 words  legal text 100.000% (605/605)  verdict 100.000%\n  all   1000 words  legal text 100.000% (605/605)  verdict 100.000%\n4 root causes behind 7 findings, in 1 table\n";
         assert_eq!(
             check_figures(out, "SM90", "S2R"),
             Some(("100.000% (605/605)".into(), "100.000%".into()))
         );
         assert_eq!(check_figures(out, "SM90", "MOV"), None);
         assert_eq!(findings_count(out), Some((4, 7)));
+        let one = "1 root cause behind 1 finding, in 1 table\n";
+        assert_eq!(findings_count(one), Some((1, 1)));
     }
 }

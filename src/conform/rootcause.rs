@@ -118,18 +118,40 @@ pub fn summary_lines(causes: &[RootCause], findings: usize) -> Vec<String> {
         k.1 += c.variants.len();
     }
     let mut out = vec![format!(
-        "{} root causes behind {findings} findings, in {} tables",
-        causes.len(),
-        per_table.len()
+        "{} behind {}, in {}",
+        counted(causes.len(), "root cause"),
+        counted(findings, "finding"),
+        counted(per_table.len(), "table")
     )];
     for (t, (n, f)) in per_table {
-        out.push(format!("  {n:5} root causes ({f} findings) in {t}"));
+        out.push(format!(
+            "  {n:5} {} ({}) in {t}",
+            noun(n, "root cause"),
+            counted(f, "finding")
+        ));
     }
     out.push("by kind:".into());
     for (k, (n, f)) in per_kind {
-        out.push(format!("  {n:5} root causes ({f} findings) {k}"));
+        out.push(format!(
+            "  {n:5} {} ({}) {k}",
+            noun(n, "root cause"),
+            counted(f, "finding")
+        ));
     }
     out
+}
+
+/// `n` and the noun, plural unless `n` is 1 (`1 root cause`, `3 findings`).
+fn counted(n: usize, noun_one: &str) -> String {
+    format!("{n} {}", noun(n, noun_one))
+}
+
+/// The noun, plural (an `s` added) unless `n` is 1.
+fn noun(n: usize, one: &str) -> String {
+    match n {
+        1 => one.to_string(),
+        _ => format!("{one}s"),
+    }
 }
 
 /// One line per root cause: `rc-id [kind] file (bits ..): message — N variants: keys`.
@@ -271,9 +293,9 @@ mod tests {
         assert_eq!(id_of(&fs[0]), id_of(&fs[1]));
         assert_ne!(id_of(&fs[1]), id_of(&fs[2]));
         assert!(rc[0].id.starts_with("rc-") && rc[0].id.len() == 11);
-        assert_eq!(
-            summary_lines(&rc, 4)[0],
-            "3 root causes behind 4 findings, in 1 tables"
-        );
+        let lines = summary_lines(&rc, 4);
+        assert_eq!(lines[0], "3 root causes behind 4 findings, in 1 table");
+        // Per kind: field-boundary has one root cause of one finding.
+        assert_eq!(lines[3], "      1 root cause (1 finding) field-boundary");
     }
 }

@@ -4153,7 +4153,14 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
         .map(|(k, t)| (Key(*k), t.to_string()))
         .collect();
     let texts = match &number {
-        Some(n) => number_exceptions_under_every_key(mask, n.mask, texts),
+        Some(n) => {
+            let right: Vec<u128> = table
+                .keys()
+                .filter(|k| texts.binary_search_by_key(&Key(**k), |(k, _)| *k).is_err())
+                .copied()
+                .collect();
+            number_exceptions_under_every_key(mask, n.mask, texts, &right)
+        }
         None => texts,
     };
     Slot {
@@ -4167,20 +4174,23 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
 }
 
 /// Most bits of a slot beside its number's whose every key [`number_exceptions_under_every_key`]
-/// lists (16 keys).
-const MAX_EXCEPTION_KEY_BITS: u32 = 4;
+/// lists (1024 keys).
+const MAX_EXCEPTION_KEY_BITS: u32 = 10;
 
 /// `texts` (the keys of a slot over `mask` its number rule, over `number` bits, does not
 /// print right, sorted), with each number value that at least two listed keys print as one
-/// text listed under every key of the slot's other bits (at most
-/// [`MAX_EXCEPTION_KEY_BITS`] of them) not listed yet: a value the number rule never prints
-/// is the value's own text, whatever the affix bits say. nvdisasm's SM103 ATOMS page prints
-/// no register where its base register is 255 (`[0x4de44b]`, `[RZ]` with no offset) under
-/// every scale of bits 78-79; the answers showed it under scales 0 and 1 only.
+/// text, and no key of `right` (the keys the number rule prints right) holds, listed under
+/// every key of the slot's other bits (at most [`MAX_EXCEPTION_KEY_BITS`] of them) not listed
+/// yet: a value the number rule never prints is the value's own text, whatever the affix
+/// bits say. nvdisasm's SM103 ATOMS page prints no register where its base register is 255
+/// (`[0x4de44b]`, `[RZ]` with no offset) under every scale of bits 78-79; the answers showed
+/// it under scales 0 and 1 only. SM80 AST (synthesised table) leaves its last operand out at
+/// 255 under every base register (bits 24-31), seen under 141 of them.
 fn number_exceptions_under_every_key(
     mask: u128,
     number: u128,
     texts: Vec<(Key, String)>,
+    right: &[u128],
 ) -> Vec<(Key, String)> {
     let other = mask & !number;
     let n_other = other.count_ones();
@@ -4197,6 +4207,11 @@ fn number_exceptions_under_every_key(
             e.0 = None;
         }
         e.1 += 1;
+    }
+    for k in right {
+        if let Some(e) = by_value.get_mut(&pn.of(deposit(*k, mask))) {
+            e.0 = None;
+        }
     }
     let mut added: Vec<(Key, String)> = Vec::new();
     for (v, (t, n)) in by_value {
@@ -7672,7 +7687,7 @@ mod tests {
             (Key(0xff), String::new()),
             (Key(0x1ff), String::new()),
         ];
-        let out = number_exceptions_under_every_key(0x3ff, 0xff, texts);
+        let out = number_exceptions_under_every_key(0x3ff, 0xff, texts, &[0x107]);
         assert_eq!(
             out,
             [
@@ -7683,10 +7698,27 @@ mod tests {
                 (Key(0x3ff), String::new()),
             ]
         );
+        // A value the number rule prints right under another key (255 under scale 2):
+        // nothing added for it.
+        let seen_right = vec![(Key(0xff), String::new()), (Key(0x1ff), String::new())];
+        assert_eq!(
+            number_exceptions_under_every_key(0x3ff, 0xff, seen_right.clone(), &[0x2ff]),
+            seen_right
+        );
+        // Eight other bits (SM80 AST: the last operand left out at 255 under every base
+        // register, seen under three of them): listed under all 256 keys.
+        let wide = vec![
+            (Key(0x01ff), String::new()),
+            (Key(0x07ff), String::new()),
+            (Key(0xc8ff), String::new()),
+        ];
+        let out = number_exceptions_under_every_key(0xffff, 0xff, wide, &[0x0107]);
+        assert_eq!(out.len(), 256);
+        assert!(out.iter().all(|(k, t)| k.0 & 0xff == 0xff && t.is_empty()));
         // Two keys of one value that print differently: nothing added.
         let split = vec![(Key(0xff), "A".to_string()), (Key(0x1ff), "B".to_string())];
         assert_eq!(
-            number_exceptions_under_every_key(0x3ff, 0xff, split.clone()),
+            number_exceptions_under_every_key(0x3ff, 0xff, split.clone(), &[]),
             split
         );
     }
