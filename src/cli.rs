@@ -394,6 +394,9 @@ struct ViewArgs {
     /// Use the tables as written, ignoring the resolved readings.
     #[arg(long)]
     as_written: bool,
+    /// No warning when `resolved` is missing (`learn`'s own steps, before it writes one).
+    #[arg(skip)]
+    quiet_missing: bool,
 }
 
 #[derive(Args, Debug)]
@@ -856,6 +859,14 @@ fn read_resolved(
     }
     if view.resolved.is_file() {
         return Ok(Some(ResolvedSet::read(&view.resolved, tables)?));
+    }
+    let default = view.resolved == Path::new(locate::RESOLVED);
+    if !default && !view.quiet_missing {
+        eprintln!(
+            "warning: --resolved {}: no such file; reading the tables as written (write one \
+             with `resolve --write {0}`)",
+            view.resolved.display()
+        );
     }
     if locate::wants_bundled_tables(&[specs.to_path_buf()])
         && locate::wants_bundled_resolved(&view.resolved)

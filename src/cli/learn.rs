@@ -3,6 +3,7 @@
 //! resolve, check split, diff).
 
 use super::*;
+use sass_conform::conform::rootcause::counted;
 
 /// Arguments of `learn`.
 #[derive(Args, Debug)]
@@ -56,6 +57,9 @@ struct Workspace {
     /// reading ([`inputs_digest`]): a learning step whose inputs have not changed since is
     /// skipped ([`resolve_write`]).
     learned: std::cell::Cell<Option<[u8; 32]>>,
+    /// The workspace's lock (`WORKSPACE/.lock`), held for the whole run: a second `learn`
+    /// into the same workspace stops before it replaces the tables the first is learning.
+    _lock: Option<std::fs::File>,
 }
 
 pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
@@ -97,6 +101,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
                 .clone()
                 .unwrap_or_else(|| "resolved/tables.json".into()),
             learned: Default::default(),
+            _lock: None,
         };
         (ws, Vec::new())
     } else {
@@ -107,9 +112,12 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         bail!("no table to learn (every table was skipped)");
     }
     eprintln!(
-        "learn: {} tables, {} variants; oracle {}, reading {}",
-        tables.len(),
-        tables.iter().map(|t| t.variants.len()).sum::<usize>(),
+        "learn: {}, {}; oracle {}, reading {}",
+        counted(tables.len(), "table"),
+        counted(
+            tables.iter().map(|t| t.variants.len()).sum::<usize>(),
+            "variant"
+        ),
         ws.oracle.display(),
         ws.resolved.display()
     );
@@ -120,6 +128,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
     let view = ViewArgs {
         resolved: ws.resolved.clone(),
         as_written: false,
+        quiet_missing: true,
     };
     // One split of combination words (`oracle combos`), `per_variant` words per variant.
     let combos = |split: Split, per_variant: usize| {
@@ -483,6 +492,7 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
         bail!("no table left to learn (every table was skipped, above)");
     }
     std::fs::create_dir_all(&specs).with_context(|| format!("creating {}", specs.display()))?;
+    let lock = lock_workspace(&root)?;
     for (name, src) in &copies {
         let dst = specs.join(name);
         let text = std::fs::read(src).with_context(|| format!("reading {}", src.display()))?;
@@ -514,8 +524,32 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
             .clone()
             .unwrap_or_else(|| root.join("resolved/tables.json")),
         learned: Default::default(),
+        _lock: Some(lock),
     };
     Ok((ws, skipped))
+}
+
+/// Locks the workspace `root` for this run (`root/.lock`, an advisory file lock released
+/// when the process ends). Errors when another `learn` holds it.
+fn lock_workspace(root: &Path) -> Result<std::fs::File> {
+    let path = root.join(".lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "{}: another `sass-conform learn` is using this workspace (lock {} held); wait for it to finish, or stop it",
+            root.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("locking {}", path.display()))
+        }
+    }
 }
 
 /// For each arch of `tables`: whether nvdisasm disassembles the first variant's fixed word

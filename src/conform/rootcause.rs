@@ -142,7 +142,7 @@ pub fn summary_lines(causes: &[RootCause], findings: usize) -> Vec<String> {
 }
 
 /// `n` and the noun, plural unless `n` is 1 (`1 root cause`, `3 findings`).
-fn counted(n: usize, noun_one: &str) -> String {
+pub fn counted(n: usize, noun_one: &str) -> String {
     format!("{n} {}", noun(n, noun_one))
 }
 

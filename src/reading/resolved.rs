@@ -777,6 +777,14 @@ pub enum ResolvedError {
         /// serde_json's message.
         message: String,
     },
+    /// The file's indices disagree with each other (hand-edited or damaged).
+    #[error("{path}: {message}; run `sass-conform resolve --write` again")]
+    Invalid {
+        /// File.
+        path: std::path::PathBuf,
+        /// Which index, in which table and variant.
+        message: String,
+    },
     /// The resolved file does not match the tables it claims to resolve.
     #[error("{path}: {message}; run `sass-conform resolve --write` again")]
     Stale {
@@ -831,7 +839,60 @@ impl ResolvedSet {
                 message: "its variants differ from the tables loaded".into(),
             });
         }
+        set.check_indices()
+            .map_err(|message| ResolvedError::Invalid {
+                path: path.to_path_buf(),
+                message,
+            })?;
         Ok(set)
+    }
+
+    /// That the indices inside the file agree with each other (a hand-edited or damaged file
+    /// must give an error, not a panic when a word is read): every signature operand names
+    /// an atom of its signature, every field's bit ranges lie within bits 0-127 (1-64 bits
+    /// each), every recognizer has a class and its trees' leaves index its class list.
+    fn check_indices(&self) -> Result<(), String> {
+        for t in self.tables.iter().chain(&self.layouts) {
+            for v in &t.variants {
+                let atoms = v.signature.atoms.len();
+                for op in &v.signature.operands {
+                    if let Some(i) = op.atoms().into_iter().find(|&i| i >= atoms) {
+                        return Err(format!(
+                            "{} variant {}: a signature operand names atom {i} of {atoms}",
+                            t.path, v.key
+                        ));
+                    }
+                }
+                for f in &v.fields {
+                    for r in &f.ranges {
+                        if r.len == 0 || r.len > 64 || u16::from(r.lo) + u16::from(r.len) > 128 {
+                            return Err(format!(
+                                "{} variant {} field `{}`: bit range {}+{} outside bits 0-127",
+                                t.path, v.key, f.label, r.lo, r.len
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        for tm in &self.model.tables {
+            for r in tm.variants.iter().flatten() {
+                let n = r.classes.len();
+                let leaf = [&r.tree, &r.printing]
+                    .into_iter()
+                    .flatten()
+                    .map(|t| usize::from(t.max_class()))
+                    .max();
+                if n == 0 || leaf.is_some_and(|c| c >= n) {
+                    return Err(format!(
+                        "{}: a variant's legality tree names class {} of {n}",
+                        tm.path,
+                        leaf.unwrap_or(0)
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Writes pretty JSON atomically (temp file + rename).
@@ -853,6 +914,34 @@ impl ResolvedSet {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    /// Hand-edited resolved files that panicked `decode` (found by trying bad input): a
+    /// signature operand naming an atom past the signature's, a recognizer with no class,
+    /// a field past bit 127. Each is now an error naming the table and variant.
+    #[test]
+    fn a_resolved_file_whose_indices_disagree_is_refused() {
+        let set: ResolvedSet = serde_json::from_slice(crate::locate::BUNDLED_RESOLVED).unwrap();
+        assert_eq!(set.check_indices(), Ok(()));
+        let mut bad = set.clone();
+        bad.tables[0].variants[0].signature.operands[1] = crate::spec::SigOperand::Plain(57);
+        let e = bad.check_indices().unwrap_err();
+        assert!(e.contains("a signature operand names atom 57 of"), "{e}");
+        let mut bad = set.clone();
+        let r = bad.model.tables[0]
+            .variants
+            .iter_mut()
+            .flatten()
+            .next()
+            .unwrap();
+        r.classes.clear();
+        let e = bad.check_indices().unwrap_err();
+        assert!(e.contains("legality tree names class"), "{e}");
+        let mut bad = set;
+        bad.tables[0].variants[0].fields[0].ranges[0].lo = 124;
+        bad.tables[0].variants[0].fields[0].ranges[0].len = 8;
+        let e = bad.check_indices().unwrap_err();
+        assert!(e.contains("bit range 124+8 outside bits 0-127"), "{e}");
+    }
+
     use super::*;
     use crate::arch::Arch;
     use crate::oracle::Answer;

@@ -100,6 +100,17 @@ impl Tree {
         )
     }
 
+    /// The largest class index any leaf holds (a resolved file's trees must index their
+    /// owner's class list: [`crate::reading::resolved::ResolvedSet::from_slice`] checks it).
+    pub fn max_class(&self) -> u16 {
+        match self {
+            Tree::Leaf { class, .. } => *class,
+            Tree::Split { zero, one, .. }
+            | Tree::Field { zero, one, .. }
+            | Tree::Ones { zero, one, .. } => zero.max_class().max(one.max_class()),
+        }
+    }
+
     /// The class of `word`.
     pub fn classify(&self, word: u128) -> u16 {
         let mut t = self;
