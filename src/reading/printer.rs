@@ -3905,19 +3905,22 @@ fn join_with(
         return None;
     }
     // Each part's group: the one whose plain fit on half the full texts predicts the most
-    // of the other half.
+    // of the other half (the one group left, unfitted).
     let mut primary = Vec::with_capacity(n);
     let mut parts = Vec::with_capacity(n);
     for i in 0..n {
         let piece: Vec<(u128, &str)> = full.iter().map(|(w, p)| (*w, p[i])).collect();
-        let (train, test) = halves(&piece);
-        let best = cands
+        let left: Vec<u128> = cands
             .iter()
-            .filter(|g| !primary.contains(*g))
-            .map(|&g| (predicted(&fits.fit(g, &train, groups, base), &test), g))
-            .max_by_key(|&(r, g)| (r, std::cmp::Reverse(g)))?;
-        primary.push(best.1);
-        parts.push(fits.fit(best.1, &piece, groups, base));
+            .copied()
+            .filter(|g| !primary.contains(g))
+            .collect();
+        let best = match left[..] {
+            [g] => g,
+            _ => best_part_group(&left, &piece, (groups, base), fits)?,
+        };
+        primary.push(best);
+        parts.push(fits.fit(best, &piece, groups, base));
     }
     // Every text's pieces placed on the parts they show; the others print nothing.
     let mut per_part: Vec<Vec<(u128, &str)>> = vec![Vec::new(); n];
@@ -3949,6 +3952,21 @@ fn join_with(
     };
     j.empty = empty_text(&j, texts);
     Some(j)
+}
+
+/// Of the groups `left`, the one whose plain fit on half of a part's `piece` texts predicts the
+/// most of the other half (ties: the lowest group); `None` when none is left.
+fn best_part_group(
+    left: &[u128],
+    piece: &[(u128, &str)],
+    (groups, base): (&[u128], u128),
+    fits: &mut PlainFits,
+) -> Option<u128> {
+    let (train, test) = halves(piece);
+    left.iter()
+        .map(|&g| (predicted(&fits.fit(g, &train, groups, base), &test), g))
+        .max_by_key(|&(r, g)| (r, std::cmp::Reverse(g)))
+        .map(|(_, g)| g)
 }
 
 /// Per part, a slot for the answers where it is the only part that prints (the others
