@@ -5588,10 +5588,14 @@ fn fit_number_unnamed_fresh(
         best = Some((hits, rule));
     }
     let (hits, mut rule) = best?;
+    // A rule not kept needs no nearby affixes.
+    if !enough_hits(hits, table.len()) {
+        return None;
+    }
     if !rule.float {
         (rule.nearby_bits, rule.nearby) = nearby_affixes(&rule.affixes);
     }
-    enough_hits(hits, table.len()).then_some(rule)
+    Some(rule)
 }
 
 /// Whether a number rule printing `hits` of a slot's `values` values right is kept by
