@@ -3905,19 +3905,22 @@ fn join_with(
         return None;
     }
     // Each part's group: the one whose plain fit on half the full texts predicts the most
-    // of the other half.
+    // of the other half (the one group left, unfitted).
     let mut primary = Vec::with_capacity(n);
     let mut parts = Vec::with_capacity(n);
     for i in 0..n {
         let piece: Vec<(u128, &str)> = full.iter().map(|(w, p)| (*w, p[i])).collect();
-        let (train, test) = halves(&piece);
-        let best = cands
+        let left: Vec<u128> = cands
             .iter()
-            .filter(|g| !primary.contains(*g))
-            .map(|&g| (predicted(&fits.fit(g, &train, groups, base), &test), g))
-            .max_by_key(|&(r, g)| (r, std::cmp::Reverse(g)))?;
-        primary.push(best.1);
-        parts.push(fits.fit(best.1, &piece, groups, base));
+            .copied()
+            .filter(|g| !primary.contains(g))
+            .collect();
+        let best = match left[..] {
+            [g] => g,
+            _ => best_part_group(&left, &piece, (groups, base), fits)?,
+        };
+        primary.push(best);
+        parts.push(fits.fit(best, &piece, groups, base));
     }
     // Every text's pieces placed on the parts they show; the others print nothing.
     let mut per_part: Vec<Vec<(u128, &str)>> = vec![Vec::new(); n];
@@ -3949,6 +3952,21 @@ fn join_with(
     };
     j.empty = empty_text(&j, texts);
     Some(j)
+}
+
+/// Of the groups `left`, the one whose plain fit on half of a part's `piece` texts predicts the
+/// most of the other half (ties: the lowest group); `None` when none is left.
+fn best_part_group(
+    left: &[u128],
+    piece: &[(u128, &str)],
+    (groups, base): (&[u128], u128),
+    fits: &mut PlainFits,
+) -> Option<u128> {
+    let (train, test) = halves(piece);
+    left.iter()
+        .map(|&g| (predicted(&fits.fit(g, &train, groups, base), &test), g))
+        .max_by_key(|&(r, g)| (r, std::cmp::Reverse(g)))
+        .map(|(_, g)| g)
 }
 
 /// Per part, a slot for the answers where it is the only part that prints (the others
@@ -4444,7 +4462,7 @@ fn float_context<'t>(
     let debug = std::env::var_os("SASS_CONFORM_DEBUG_FLOAT").map(|_| "float ctx");
     let cands = with_adjacent_pairs(groups);
     for _ in 0..2 {
-        let best = best_context_group(mask | ctx, texts, &cands, debug, |m, g, t| {
+        let best = best_context_group(mask | ctx, texts, &cands, debug, |m, g, t, _| {
             let rule = try_float_in(m, ctx | g, t, groups)?;
             Some((table_hits(&rule, m, t), rule))
         });
@@ -4509,12 +4527,20 @@ fn int_context<'t>(
         return None;
     }
     let debug = std::env::var_os("SASS_CONFORM_DEBUG_INT").map(|_| "int ctx");
+    // The least share (in points) the kept group's rule must print right.
+    let points = own * 100 / table.len() + MIN_FLOAT_CONTEXT_GAIN;
     // Every group's rule is judged without its names: they are worked out for the one kept.
-    let (h, n, (g, t, rule)) = best_context_group(mask, texts, groups, debug, |m, g, t| {
-        let rule = fit_number_in(m, g, t, groups, base)?;
-        Some((table_hits(&rule, m, t), rule))
+    // A group printing less than that share is never kept: when it would be the best, no
+    // group is (every other prints at most its share), so its fit may stop as soon as it
+    // cannot reach the share (not with debug lines, which print every group's hits).
+    let (h, n, (g, t, rule)) = best_context_group(mask, texts, groups, debug, |m, g, t, need| {
+        let need = match debug {
+            Some(_) => 0,
+            None => need.max((points * t.len()).div_ceil(100)),
+        };
+        fit_number_in(m, g, t, (groups, base), need)
     })?;
-    (h * 100 >= (own * 100 / table.len() + MIN_FLOAT_CONTEXT_GAIN) * n).then(|| {
+    (h * 100 >= points * n).then(|| {
         let rule = name_number_in(rule, (mask | g, g), &t, groups, base);
         (g, t, rule)
     })
@@ -4524,14 +4550,16 @@ fn int_context<'t>(
 /// slot's, let `fit` print the largest share of the slot's values right: (values right,
 /// values, (the group, the value table keyed by `taken` and it, the rule)). `fit` gets the
 /// slot's bits with the group's, the group, and that value table, and gives the values its
-/// rule prints right with the rule. Shared by [`float_context`] and [`int_context`];
-/// `debug` names the lines printed per group.
+/// rule prints right with the rule; it is also given the fewest values right that can make
+/// the group the best so far ([`hits_to_beat`]), and may give `None` for a group whose rule
+/// prints fewer (such a group is never the best). Shared by [`float_context`] and
+/// [`int_context`]; `debug` names the lines printed per group.
 fn best_context_group<'t>(
     taken: u128,
     texts: &[(u128, &'t str)],
     groups: &[u128],
     debug: Option<&str>,
-    mut fit: impl FnMut(u128, u128, &BTreeMap<u128, &'t str>) -> Option<(usize, NumberRule)>,
+    mut fit: impl FnMut(u128, u128, &BTreeMap<u128, &'t str>, usize) -> Option<(usize, NumberRule)>,
 ) -> Option<(usize, usize, ContextFit<'t>)> {
     let mut best: Option<(usize, usize, ContextFit)> = None;
     let mut ranked = RankedTexts::new(texts);
@@ -4541,7 +4569,11 @@ fn best_context_group<'t>(
     {
         let m = taken | g;
         let t = ranked.table(m);
-        let Some((h, rule)) = fit(m, g, &t) else {
+        let need = match debug {
+            Some(_) => 0,
+            None => hits_to_beat(best.as_ref().map(|(bh, bn, _)| (*bh, *bn)), t.len()),
+        };
+        let Some((h, rule)) = fit(m, g, &t, need) else {
             continue;
         };
         if let Some(label) = debug {
@@ -4580,36 +4612,77 @@ fn unnamed(rule: &NumberRule) -> NumberRule {
 /// alternative reading for each value of the `ctx` bits where one fitted on that value's
 /// entries alone prints more of them right; `None` when no value gets one. The rule and its
 /// alternatives come without their names ([`fit_number_unnamed`]; [`name_number_in`] adds
-/// them): a rule is judged without them.
+/// them): a rule is judged without them. Given with the values of `table` it prints right
+/// ([`table_hits`]); `None` as well as soon as it cannot print `need` of them.
 fn fit_number_in(
     mask: u128,
     ctx: u128,
     table: &BTreeMap<u128, &str>,
-    groups: &[u128],
-    base: u128,
-) -> Option<NumberRule> {
+    (groups, base): (&[u128], u128),
+    need: usize,
+) -> Option<(usize, NumberRule)> {
     let inner = groups_apart(groups, ctx);
     let mut rule = fit_number_unnamed(mask, ctx, table, &inner, base)?;
+    let subs: Vec<(u128, BTreeMap<u128, &str>, usize)> = context_tables(mask, ctx, table)
+        .into_iter()
+        .map(|(c, sub)| {
+            let plain_hits = table_hits(&rule, mask, &sub);
+            (c, sub, plain_hits)
+        })
+        .collect();
+    // The most values the rule can print right: each value's entries the rule prints, or
+    // all of them where an alternative might print more; exact once every value is fitted.
+    let mut most: usize = subs
+        .iter()
+        .map(|(_, sub, p)| {
+            if may_gain(*p, sub.len()) {
+                sub.len()
+            } else {
+                *p
+            }
+        })
+        .sum();
     let mut alts = Vec::new();
-    for (c, sub) in &context_tables(mask, ctx, table) {
+    for (c, sub, plain_hits) in &subs {
+        if most < need {
+            return None;
+        }
         // Where the rule prints every value right, no other reading prints more.
-        let plain_hits = table_hits(&rule, mask, sub);
-        if plain_hits == sub.len() {
+        if !may_gain(*plain_hits, sub.len()) {
             continue;
         }
-        let Some(alt) = fit_number_unnamed(mask, ctx, sub, &inner, base) else {
-            continue;
-        };
-        if table_hits(&alt, mask, sub) > plain_hits {
-            alts.push((Key(*c), alt));
+        let mut hits = *plain_hits;
+        if let Some(alt) = fit_number_unnamed(mask, ctx, sub, &inner, base) {
+            let alt_hits = table_hits(&alt, mask, sub);
+            if alt_hits > hits {
+                hits = alt_hits;
+                alts.push((Key(*c), alt));
+            }
         }
+        most -= sub.len() - hits;
     }
-    if alts.is_empty() {
+    if alts.is_empty() || most < need {
         return None;
     }
     rule.alt_context = ctx;
     rule.alts = alts;
-    Some(rule)
+    Some((most, rule))
+}
+
+/// Whether an alternative reading fitted on `values` entries of which a rule prints
+/// `plain_hits` right could print more: not where it prints all, nor where there are too few
+/// for [`fit_number`] to keep any rule ([`enough_hits`]: fewer than 4).
+fn may_gain(plain_hits: usize, values: usize) -> bool {
+    plain_hits < values && enough_hits(values, values)
+}
+
+/// The fewest values right, of `values`, by which a group's rule prints a larger share than
+/// the best so far (`best`: its values right, its values); 0 with none yet.
+fn hits_to_beat(best: Option<(usize, usize)>, values: usize) -> usize {
+    match best {
+        Some((bh, bn)) if bn > 0 => bh * values / bn + 1,
+        _ => 0,
+    }
 }
 
 /// The groups of `groups` apart from the `ctx` bits (those [`fit_number_in`] fits with).
@@ -5530,10 +5603,14 @@ fn fit_number_unnamed_fresh(
         best = Some((hits, rule));
     }
     let (hits, mut rule) = best?;
+    // A rule not kept needs no nearby affixes.
+    if !enough_hits(hits, table.len()) {
+        return None;
+    }
     if !rule.float {
         (rule.nearby_bits, rule.nearby) = nearby_affixes(&rule.affixes);
     }
-    enough_hits(hits, table.len()).then_some(rule)
+    Some(rule)
 }
 
 /// Whether a number rule printing `hits` of a slot's `values` values right is kept by
