@@ -533,23 +533,15 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
 /// when the process ends). Errors when another `learn` holds it.
 fn lock_workspace(root: &Path) -> Result<std::fs::File> {
     let path = root.join(".lock");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    match lock.try_lock() {
-        Ok(()) => Ok(lock),
-        Err(std::fs::TryLockError::WouldBlock) => bail!(
-            "{}: another `sass-conform learn` is using this workspace (lock {} held); wait for it to finish, or stop it",
-            root.display(),
-            path.display()
-        ),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(e).with_context(|| format!("locking {}", path.display()))
-        }
-    }
+    sass_conform::oracle::try_lock_file(&path)
+        .with_context(|| format!("locking {}", path.display()))?
+        .with_context(|| {
+            format!(
+                "{}: another `sass-conform learn` is using this workspace (lock {} held); wait for it to finish, or stop it",
+                root.display(),
+                path.display()
+            )
+        })
 }
 
 /// For each arch of `tables`: whether nvdisasm disassembles the first variant's fixed word

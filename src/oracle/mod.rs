@@ -61,7 +61,7 @@ pub use nvdisasm::{
     UNADDRESSED_REASON, hex_literals, reveals_address, text_mnemonic,
 };
 pub use run::{RunSummary, read_words, run_words, write_row};
-pub use staging::OracleWriter;
+pub use staging::{OracleWriter, try_lock_file};
 
 use crate::arch::Arch;
 use std::path::PathBuf;

@@ -24,6 +24,22 @@ const LOCK: &str = ".lock";
 /// Staging folders start with this.
 pub(crate) const STAGING_PREFIX: &str = ".staging-";
 
+/// Opens (creating it if missing) and locks the advisory lock file `path` (`flock` through
+/// std's `File::try_lock`), held until the file is dropped: `None` when another process holds
+/// it. Shared by [`OracleWriter::open`] (`DIR/.lock`) and `learn`'s workspace lock.
+pub fn try_lock_file(path: &Path) -> std::io::Result<Option<fs::File>> {
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    match lock.try_lock() {
+        Ok(()) => Ok(Some(lock)),
+        Err(fs::TryLockError::WouldBlock) => Ok(None),
+        Err(fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
 /// A locked, staged set of changes to one oracle folder (module notes).
 #[derive(Debug)]
 pub struct OracleWriter {
@@ -44,22 +60,13 @@ impl OracleWriter {
         let dir = dir.as_ref().to_path_buf();
         fs::create_dir_all(&dir).map_err(|e| OracleError::io(&dir, e))?;
         let lock_path = dir.join(LOCK);
-        let lock = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| OracleError::io(&lock_path, e))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                return Err(OracleError::Locked {
-                    dir,
-                    lock: lock_path,
-                });
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(OracleError::io(&lock_path, e)),
-        }
+        let Some(lock) = try_lock_file(&lock_path).map_err(|e| OracleError::io(&lock_path, e))?
+        else {
+            return Err(OracleError::Locked {
+                dir,
+                lock: lock_path,
+            });
+        };
         finish_journal(&dir)?;
         remove_stale_staging(&dir);
         let manifest = Manifest::read_or_default(dir.join("MANIFEST.json"))?;
