@@ -427,7 +427,10 @@ fn sigterm_and_sigint_stop_oracle_run_cleanly() {
         assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
         assert_eq!(
             stderr(&out).trim_end(),
-            format!("sass-conform: interrupted by {name}: stopped; nothing was changed")
+            format!(
+                "sass-conform: interrupted by {name}: stopped; the step under way wrote nothing \
+                 (what earlier steps recorded stays recorded: run again to resume)"
+            )
         );
         assert_eq!(fs::read_to_string(s.path("out.tsv")).unwrap(), "previous\n");
         s.assert_clean();

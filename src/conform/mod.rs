@@ -591,25 +591,29 @@ fn split_text(t: &str) -> (&str, &str, Vec<&str>) {
     (guard, mnem, ops)
 }
 
-/// Word-level diff `[-removed-]{+added+}` from `ours` to `theirs` (the `similar` crate).
+/// Word-level diff `[-removed-]{+added+}` from `ours` to `theirs` (the `similar` crate); a run
+/// of removed or added words, spaces included, is one bracket (`{+@P0 FCHK P0, RZ, R0 ;+}`
+/// where we print nothing, not one bracket per word and space).
 pub fn inline_diff(ours: &str, theirs: &str) -> String {
     use similar::{ChangeTag, TextDiff};
     let d = TextDiff::from_words(ours, theirs);
-    let mut out = String::new();
+    let mut runs: Vec<(ChangeTag, String)> = Vec::new();
     for c in d.iter_all_changes() {
-        match c.tag() {
-            ChangeTag::Equal => out.push_str(c.value()),
-            ChangeTag::Delete => {
-                out.push_str("[-");
-                out.push_str(c.value());
-                out.push_str("-]");
-            }
-            ChangeTag::Insert => {
-                out.push_str("{+");
-                out.push_str(c.value());
-                out.push_str("+}");
-            }
+        match runs.last_mut() {
+            Some((tag, text)) if *tag == c.tag() => text.push_str(c.value()),
+            _ => runs.push((c.tag(), c.value().to_string())),
         }
+    }
+    let mut out = String::new();
+    for (tag, text) in runs {
+        let (open, close) = match tag {
+            ChangeTag::Equal => ("", ""),
+            ChangeTag::Delete => ("[-", "-]"),
+            ChangeTag::Insert => ("{+", "+}"),
+        };
+        out.push_str(open);
+        out.push_str(&text);
+        out.push_str(close);
     }
     out
 }
@@ -679,6 +683,15 @@ mod tests {
         assert_eq!(
             inline_diff("TLD.LZ P0, R1 ;", "TLD.LZ P0, RZ ;"),
             "TLD.LZ P0, [-R1-]{+RZ+} ;"
+        );
+        // Nothing printed on our side: one bracket, not one per word and space.
+        assert_eq!(
+            inline_diff("", "@P0 FCHK P0, RZ, R0 ;"),
+            "{+@P0 FCHK P0, RZ, R0 ;+}"
+        );
+        assert_eq!(
+            inline_diff("@P0 AST a[UR0], R0, R255 ;", "@P0 AST a[UR0], R0 ;"),
+            "@P0 AST a[UR0], [-R0, R255-]{+R0+} ;"
         );
     }
 }

@@ -198,6 +198,26 @@ impl EntryReader {
         }
     }
 
+    /// `e` (a bad row at `line`), or, when that row is the file's last and has no line
+    /// break, the cut-short error [`EntryReader::at_end`] gives: a file cut mid-row is said to
+    /// be cut, not to have a row of too few fields.
+    fn cut_short_or(&mut self, e: OracleError, line: u64) -> OracleError {
+        let mut next = csv::StringRecord::new();
+        let last = matches!(self.rdr.read_record(&mut next), Ok(false));
+        let unbroken = self
+            .tap
+            .lock()
+            .is_ok_and(|st| st.last.is_some_and(|b| b != b'\n'));
+        if last && unbroken {
+            return bad(
+                &self.path,
+                line,
+                "the last row has no line break: the file was cut short (mid-row)",
+            );
+        }
+        e
+    }
+
     /// The next row, `Ok(None)` at the end of the file.
     fn read_row(&mut self) -> Result<Option<Entry>, OracleError> {
         loop {
@@ -216,7 +236,9 @@ impl EntryReader {
             if self.seen_header {
                 self.rows += 1;
                 self.last_line = line;
-                return parse_row(&self.path, line, &self.record).map(Some);
+                return parse_row(&self.path, line, &self.record)
+                    .map(Some)
+                    .map_err(|e| self.cut_short_or(e, line));
             }
             self.seen_header = true;
             check_header(&self.path, line, &self.record)?;
@@ -482,6 +504,7 @@ impl ListedFiles {
                 .files
                 .iter()
                 .find(|r| r.lists(&mdir_name, &rel))
+                .or_else(|| only_record_ending(&manifest.files, &rel))
                 .ok_or_else(|| {
                     let version = likely_version(&manifest.files);
                     let folder = shortest_name(&mdir, &mdir_abs);
@@ -682,6 +705,19 @@ impl FileRecord {
             .and_then(|p| p.strip_suffix('/'))
             .is_some_and(|p| p.rsplit('/').next() == Some(mdir_name))
     }
+}
+
+/// The one record whose path is `P/rel` for some folder P, if exactly one is: an oracle folder
+/// copied or renamed (`oracle/` to `ocopy/`) keeps the records its recorder wrote
+/// (`oracle/sm80/LD.tsv`); the file's row count and sha256 are still checked against it.
+fn only_record_ending<'a>(records: &'a [FileRecord], rel: &str) -> Option<&'a FileRecord> {
+    let mut found = records.iter().filter(|r| {
+        r.path
+            .strip_suffix(rel)
+            .is_some_and(|p| p.ends_with('/') && p.len() > 1)
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
 }
 
 /// `oracle/MANIFEST.json`: what made each oracle file. Serialised as pretty JSON
@@ -1108,6 +1144,27 @@ mod tests {
         load_dir(root).unwrap_err().to_string()
     }
 
+    /// A copied or renamed oracle folder reads as the original: its records name `oracle/`.
+    #[test]
+    fn a_renamed_oracle_folder_reads_its_records() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("oracle");
+        listed(&root, &[("sm80/A.tsv", &[(1, "NOP ;"), (2, "EXIT ;")])]);
+        let copy = d.path().join("ocopy");
+        std::fs::rename(&root, &copy).unwrap();
+        let got = load_dir(&copy).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].1.len(), 2);
+        assert_eq!(got[0].1[1].answer, Answer::Text("EXIT ;".into()));
+        // The content is still checked against the record.
+        std::fs::write(copy.join("sm80/A.tsv"), "0x1\tSM80\tok\tNOP ;\n").unwrap();
+        assert!(
+            load_err(&copy).contains("sm80/A.tsv"),
+            "{}",
+            load_err(&copy)
+        );
+    }
+
     #[test]
     fn manifest_is_the_source_of_truth() {
         let d = tempfile::tempdir().unwrap();
@@ -1151,7 +1208,20 @@ mod tests {
             ),
             "{err}"
         );
-        fs::write(&a, &good[..good.len() - 3]).unwrap();
+        // Cut inside the last row's text or between its fields: cut short too (it said `ok`
+        // text `EXIT` is not an instruction line, and `2 tab-separated fields`).
+        for cut in [3, "SM80\tok\tEXIT ;\n".len()] {
+            fs::write(&a, &good[..good.len() - cut]).unwrap();
+            let err = load_err(&root);
+            assert!(
+                err.ends_with(
+                    "A.tsv:3: the last row has no line break: the file was cut short (mid-row)"
+                ),
+                "{cut}: {err}"
+            );
+        }
+        // A bad last row that ends with its line break keeps its own message.
+        fs::write(&a, good.replace("EXIT ;", "EXIT")).unwrap();
         let err = load_err(&root);
         assert!(err.ends_with("A.tsv:3: `ok` text `EXIT` is not an instruction line (nvdisasm ends every one with `;`)"), "{err}");
         // Missing or garbage manifest.

@@ -115,7 +115,11 @@ pub enum OracleError {
     },
     /// SIGINT or SIGTERM arrived: the command stopped cleanly (nvdisasm killed, temp files
     /// removed, the oracle as it was). The CLI exits 128 + `signal`.
-    #[error("interrupted by {}: stopped; nothing was changed", signal_name(*signal))]
+    #[error(
+        "interrupted by {}: stopped; the step under way wrote nothing (what earlier steps \
+         recorded stays recorded: run again to resume)",
+        signal_name(*signal)
+    )]
     Interrupted {
         /// The signal number (2 for SIGINT, 15 for SIGTERM).
         signal: i32,
