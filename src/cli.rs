@@ -923,20 +923,25 @@ fn read_resolved(
 }
 
 fn spec_list(paths: &[PathBuf]) -> Result<ExitCode> {
+    use sass_conform::conform::rootcause::counted;
     let tables = load_some_tables(paths, None)?;
     let mut total = 0;
     for t in &tables {
         let arch = t.arch.map_or("-".to_string(), |a| a.to_string());
         outln!(
-            "{}\t{}\t{}\t{} variants",
+            "{}\t{}\t{}\t{}",
             t.path,
             arch,
             t.mnemonic,
-            t.variants.len()
+            counted(t.variants.len(), "variant")
         );
         total += t.variants.len();
     }
-    outln!("total\t{} tables\t{total} variants", tables.len());
+    outln!(
+        "total\t{}\t{}",
+        counted(tables.len(), "table"),
+        counted(total, "variant")
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -656,3 +656,42 @@ fn a_resolved_file_for_more_tables_reads_those_loaded() {
         "{out}"
     );
 }
+
+/// A table name that is a link to nothing, a link in a loop or a FIFO is named and passed
+/// over (a FIFO was read forever; a link to nothing stopped every command); a `report` whose
+/// `--oracle` folder does not exist is an error, not an empty report over the last one.
+#[test]
+fn links_fifos_and_a_missing_oracle_are_named() {
+    let d = specs_with_a_bad_table();
+    let specs = d.path().join("specs");
+    std::fs::remove_file(specs.join("sm80/BAD.txt")).unwrap();
+    std::os::unix::fs::symlink("NOWHERE.txt", specs.join("sm80/DANGLING.txt")).unwrap();
+    std::os::unix::fs::symlink("LOOP.txt", specs.join("sm80/LOOP.txt")).unwrap();
+    let fifo = specs.join("sm80/F.txt");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let (code, out, err) = run_code(&["spec", "list", specs.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.ends_with("total\t5 tables\t143 variants\n"), "{out}");
+    assert!(
+        err.contains("DANGLING.txt: symbolic link to nothing, or in a loop"),
+        "{err}"
+    );
+    assert!(
+        err.contains("LOOP.txt: symbolic link to nothing, or in a loop"),
+        "{err}"
+    );
+    assert!(err.contains("F.txt: not a regular file"), "{err}");
+    assert!(err.ends_with("sass-conform: 3 tables skipped (named above): exit status 1\n"));
+    let out_dir = d.path().join("report");
+    let (code, _, err) = run_code(&[
+        "report",
+        "--oracle",
+        d.path().join("typo").to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("typo:0: no such oracle folder"), "{err}");
+    assert!(!out_dir.exists());
+}

@@ -100,6 +100,20 @@ fn resolve_variant(v: &Variant, vr: &VariantReading, taken: u128) -> Variant {
         let base_bit = vr.centre.unwrap_or(v.fixed_value) >> b & 1 == 1;
         let sched = matches!(&roles[b], Role::Field(_, FieldKind::Sched(_), _));
         let kind = match &r.effect {
+            // A bit the table fixes whose flip changes the operands in a way no single field
+            // explains, the mnemonic kept (an operand nvdisasm prints only away from its
+            // default: SM90 UFLO, synthesised, fixes bits 81-83 at 7, `UPT`, left out; any
+            // other value prints `UP6, ` before the source), is a field the table lacks: left
+            // free, so the learn words vary it and the printer learns what it prints, as for a
+            // fixed bit that changes modifiers (below).
+            Effect::Other(_)
+                if matches!(roles[b], Role::Fixed(_))
+                    && taken >> b & 1 == 0
+                    && same_mnemonic(&vr.base.nvdisasm, &r.nvdisasm) =>
+            {
+                roles[b] = Role::DontCare;
+                continue;
+            }
             Effect::Unseen | Effect::Other(_) => continue,
             Effect::Same if sched => continue,
             Effect::Same => {
@@ -159,6 +173,11 @@ fn resolve_variant(v: &Variant, vr: &VariantReading, taken: u128) -> Variant {
     build_fields(&mut out, &roles);
     out.distilled = vr.base.nvdisasm.clone();
     out
+}
+
+/// Whether two nvdisasm texts both parse as instruction lines of one mnemonic.
+fn same_mnemonic(a: &str, b: &str) -> bool {
+    matches!((Line::parse(a), Line::parse(b)), (Some(x), Some(y)) if x.mnemonic == y.mnemonic)
 }
 
 /// One new operand field per part that flips add to an operand atom ([`Effect::Added`]),
@@ -849,6 +868,21 @@ impl ResolvedSet {
                 message: "its variants differ from the tables loaded".into(),
             });
         }
+        // The learned reading is matched to the tables by place: its paths must follow them
+        // (an entry deleted or two swapped by hand gave other tables' figures).
+        if !set.model.tables.is_empty() {
+            let ours: Vec<String> = set.model.tables.iter().map(|t| tail(&t.path)).collect();
+            let theirs: Vec<String> = tables.iter().map(|t| tail(&t.path)).collect();
+            if ours != theirs {
+                return Err(ResolvedError::Invalid {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "its learned reading (model.tables) names the tables {ours:?}, not \
+                         {theirs:?} in that order"
+                    ),
+                });
+            }
+        }
         set.check_indices()
             .map_err(|message| ResolvedError::Invalid {
                 path: path.to_path_buf(),
@@ -1032,7 +1066,8 @@ pub(crate) mod tests {
         assert_eq!(f.label, "operand 3");
         assert_eq!(f.mask(), 0x7ff << 40);
         assert_eq!(v.fixed_mask >> 40 & 0x7ff, 0);
-        // A flip that prints a value of more than one bit (`+0x3`) adds no field.
+        // A flip that prints a value of more than one bit (`+0x3`) adds no field; the bit is
+        // left free, for the printer to learn what it prints (it prints another operand).
         let odd: Vec<Entry> = entries
             .iter()
             .map(|e| match e.word >> 41 & 1 {
@@ -1047,7 +1082,8 @@ pub(crate) mod tests {
         let out = resolve_layouts(&codec, &super::super::flips::read_bits(&codec, &answers));
         let v = &out[0].variants[id];
         assert!(v.fields.iter().all(|f| f.mask() >> 40 & 0x7ff == 0));
-        assert_eq!(v.fixed_mask >> 41 & 1, 1, "bit 41 stays fixed");
+        assert_eq!(v.fixed_mask >> 41 & 1, 0, "bit 41 is not fixed");
+        assert_eq!(v.undescribed >> 41 & 1, 1, "bit 41 is left to the reading");
     }
 
     /// A fixed bit whose flip takes a modifier away (no field of the table prints it) is left
@@ -1079,6 +1115,52 @@ pub(crate) mod tests {
         assert_eq!(v.fixed_mask >> 60 & 1, 0, "bit 60 is no longer fixed");
         assert_eq!(v.undescribed >> 60 & 1, 1, "bit 60 is left to the reading");
         assert_eq!(v.fixed_mask >> 61 & 1, 1, "bit 61 stays fixed");
+    }
+
+    /// A fixed bit whose flip prints an operand no field describes, the mnemonic kept, is left
+    /// free (nvdisasm 13.5.37 on the synthesised SM90 UFLO: bits 81-83, fixed at 7 (`UPT`,
+    /// left out), print `UP6, ` before the source flipped one at a time); one whose flip names
+    /// another instruction stays fixed.
+    #[test]
+    fn a_fixed_bit_whose_flip_prints_another_operand_is_left_free() {
+        let text = include_str!("../../synth/SM90/UFLO.txt");
+        let t = crate::spec::parse_table("synth/SM90/UFLO.txt", text).unwrap();
+        let v = &t.variants[0];
+        let fixed = v.fixed_value;
+        assert_eq!(v.fixed_mask >> 81 & 7, 7, "the table fixes bits 81-83");
+        assert_eq!(fixed >> 81 & 7, 7, "at 7");
+        let sm90 = |w: u128, answer: Answer| Entry {
+            arch: Arch(90),
+            word: w,
+            answer,
+        };
+        let entries = vec![
+            sm90(fixed, Answer::Text("@UP0 UFLO.U32 UR0, UR0;".into())),
+            sm90(
+                fixed ^ 1 << 81,
+                Answer::Text("@UP0 UFLO.U32 UR0, UP6, UR0;".into()),
+            ),
+            sm90(
+                fixed ^ 1 << 82,
+                Answer::Text("@UP0 UFLO.U32 UR0, UP5, UR0;".into()),
+            ),
+            sm90(fixed ^ 1 << 83, Answer::Text("@UP0 UBREV UR0, UR0;".into())),
+        ];
+        let codec = Codec::new(vec![t.clone()]).unwrap();
+        let answers = super::super::flips::Answers::new(&entries);
+        let out = resolve_layouts(&codec, &super::super::flips::read_bits(&codec, &answers));
+        let r = &out[0].variants[0];
+        assert_eq!(r.fixed_mask >> 81 & 3, 0, "bits 81-82 are no longer fixed");
+        assert_eq!(
+            r.undescribed >> 81 & 3,
+            3,
+            "bits 81-82 are left to the reading"
+        );
+        assert_eq!(
+            r.fixed_mask >> 83 & 1,
+            1,
+            "bit 83 (another mnemonic) stays fixed"
+        );
     }
 
     /// A variant whose fixed word nvdisasm refuses is read around the fixed bit whose flip

@@ -559,7 +559,17 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
     let mut seen_dirs = std::collections::HashSet::new();
     let mut seen_files = std::collections::HashSet::new();
     for dir in &opts.oracle {
-        // A folder that is not there is left to load_dir to judge.
+        // A folder that is not there (a mistyped `--oracle`) is an error, as in `diff`: an
+        // empty report written over the last one was the result before.
+        if !dir.is_dir() {
+            return Err(oracle::OracleError::BadFile {
+                path: dir.clone(),
+                line: 0,
+                message: "no such oracle folder (record one with `sass-conform oracle record`)"
+                    .into(),
+            }
+            .into());
+        }
         let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
         if !seen_dirs.insert(canonical) {
             continue;

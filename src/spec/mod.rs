@@ -209,10 +209,24 @@ fn manifest_row(path: &Path) -> Result<Option<ManifestRow>, SpecError> {
 /// Every `*.txt` table and `*.html`/`*.htm` page under `dir` (recursively, sorted by path),
 /// or `dir` itself if it is a file. Symbolic links are followed only to places inside `dir`; a link pointing out of it is
 /// an error. A file or folder reached twice (through links) is listed once, under its first
-/// path in sorted order.
+/// path in sorted order. Errors: the first entry [`table_paths_lenient`] skips.
 pub fn table_paths(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
+    let (paths, skipped) = table_paths_lenient(dir)?;
+    match skipped.into_iter().next() {
+        Some(s) => Err(s.error),
+        None => Ok(paths),
+    }
+}
+
+/// [`table_paths`], with each entry under `dir` that cannot be a table named apart instead of
+/// ending the listing: a table name (`*.txt`, `*.html`) that is a symbolic link to nothing or
+/// in a loop, a link out of `dir` (to a table or a folder), and a table name that is no
+/// regular file (a FIFO, which reading would wait on forever; a socket, a device). Other names
+/// that are none of these are passed over as before. Errors: `dir` itself cannot be listed (a
+/// missing path), or a folder under it cannot be read.
+pub fn table_paths_lenient(dir: &Path) -> Result<(Vec<PathBuf>, Vec<Skipped>), SpecError> {
     if dir.is_file() {
-        return Ok(vec![dir.to_path_buf()]);
+        return Ok((vec![dir.to_path_buf()], Vec::new()));
     }
     let root = dir.canonicalize().map_err(|source| SpecError::Io {
         path: dir.to_path_buf(),
@@ -220,7 +234,18 @@ pub fn table_paths(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
     })?;
     let mut seen_dirs = std::collections::HashSet::from([root.clone()]);
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
+    let is_table = |p: &Path| p.extension().is_some_and(|x| x == "txt") || is_html(p);
+    let skip = |skipped: &mut Vec<Skipped>, p: &Path, message: String| {
+        skipped.push(Skipped {
+            path: p.to_path_buf(),
+            error: SpecError::Path {
+                path: p.to_path_buf(),
+                message,
+            },
+        })
+    };
     while let Some(d) = stack.pop() {
         let rd = std::fs::read_dir(&d).map_err(|source| SpecError::Io {
             path: d.clone(),
@@ -233,36 +258,51 @@ pub fn table_paths(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
                     source,
                 })?
                 .path();
-            let canonical = p.canonicalize().map_err(|_| SpecError::Path {
-                path: p.clone(),
-                message: "symbolic link to nothing".into(),
-            })?;
+            let Ok(canonical) = p.canonicalize() else {
+                if is_table(&p) {
+                    skip(
+                        &mut skipped,
+                        &p,
+                        "symbolic link to nothing, or in a loop: not a table".into(),
+                    );
+                }
+                continue;
+            };
             if !canonical.starts_with(&root) {
-                return Err(SpecError::Path {
-                    path: p.clone(),
-                    message: format!(
+                if is_table(&p) || p.is_dir() {
+                    let message = format!(
                         "symbolic link out of {} (to {}): not followed",
                         dir.display(),
                         canonical.display()
-                    ),
-                });
+                    );
+                    skip(&mut skipped, &p, message);
+                }
+                continue;
             }
             if p.is_dir() {
                 if seen_dirs.insert(canonical) {
                     stack.push(p);
                 }
-            } else if p.extension().is_some_and(|x| x == "txt") || is_html(&p) {
+            } else if is_table(&p) && !p.is_file() {
+                skip(
+                    &mut skipped,
+                    &p,
+                    "not a regular file (a FIFO, socket or device): not read".into(),
+                );
+            } else if is_table(&p) {
                 out.push((p, canonical));
             }
         }
     }
     out.sort();
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
     let mut seen = std::collections::HashSet::new();
-    Ok(out
+    let paths = out
         .into_iter()
         .filter(|(_, c)| seen.insert(c.clone()))
         .map(|(p, _)| p)
-        .collect())
+        .collect();
+    Ok((paths, skipped))
 }
 
 /// Loads every table under each of `paths` (folders or files). `arch` as in [`load_table`].
@@ -304,8 +344,11 @@ pub fn load_tables_lenient(paths: &[PathBuf], arch: Option<Arch>) -> (Vec<Table>
     let mut skipped = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for p in paths {
-        let files = match table_paths(p) {
-            Ok(f) => f,
+        let files = match table_paths_lenient(p) {
+            Ok((f, skips)) => {
+                skipped.extend(skips);
+                f
+            }
             Err(error) => {
                 skipped.push(Skipped {
                     path: p.clone(),
