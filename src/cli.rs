@@ -634,6 +634,20 @@ struct DiffArgs {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode> {
+    let code = run_cmd(cli)?;
+    let skipped = skipped_tables();
+    if code == ExitCode::SUCCESS && skipped > 0 {
+        eprintln!(
+            "sass-conform: {} skipped (named above): exit status 1",
+            sass_conform::conform::rootcause::counted(skipped, "table")
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(code)
+}
+
+/// The subcommand of `cli`, run.
+fn run_cmd(cli: Cli) -> Result<ExitCode> {
     match cli.cmd {
         Cmd::Spec(SpecCmd::List(a)) => spec_list(&a.paths),
         Cmd::Spec(SpecCmd::Dump { file, arch, .. }) => {
@@ -758,7 +772,16 @@ fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::T
             return Ok(named);
         }
     }
-    let tables = spec::load_tables(paths, arch)?;
+    // One bad table never stops the others: it is named on stderr, left out, and the
+    // command's exit status made 1 ([`skipped_tables`]); only when no table loads is it
+    // the error.
+    let (tables, mut skipped) = spec::load_tables_lenient(paths, arch);
+    if tables.is_empty() && !skipped.is_empty() {
+        return Err(skipped.swap_remove(0).error.into());
+    }
+    for s in &skipped {
+        warn_skipped(&s.error.to_string());
+    }
     if tables.is_empty() {
         bail!(
             "no table files (*.txt) under {}; give the specs folder (--specs) or table files",
@@ -770,6 +793,24 @@ fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::T
         );
     }
     Ok(tables)
+}
+
+/// The tables skipped so far in this run (each named once on stderr by [`warn_skipped`]).
+static SKIPPED_TABLES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Names a table that did not load on stderr, once per run (a command can load its tables
+/// twice), and counts it for the exit status ([`skipped_tables`]).
+fn warn_skipped(why: &str) {
+    let mut seen = SKIPPED_TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    if !seen.iter().any(|s| s == why) {
+        eprintln!("warning: table skipped (the others are read): {why}");
+        seen.push(why.to_string());
+    }
+}
+
+/// How many tables did not load in this run ([`warn_skipped`]).
+fn skipped_tables() -> usize {
+    SKIPPED_TABLES.lock().map_or(0, |s| s.len())
 }
 
 /// Every recorded entry under `dir`; an error when there is none.
@@ -962,10 +1003,15 @@ fn load_words_view(specs: &Path, view: &ViewArgs, arch: Arch) -> Result<(Codec, 
             || load::parse_bundled_arch(arch, name),
         );
         let tables = tables?;
-        if !load::PARTS.is_empty() {
-            load::check_bundled_keys(&tables, name)?;
-        }
-        if let Some(v) = view? {
+        let keys = match load::PARTS.is_empty() {
+            true => Ok(()),
+            false => load::check_bundled_keys(&tables, name),
+        };
+        // Other tables than the view's (a table skipped, a sub-folder given): the whole view
+        // is read below, restricted to the tables loaded.
+        if keys.is_ok()
+            && let Some(v) = view?
+        {
             if v.tables.is_empty() {
                 return Err(no_table(&v.archs));
             }
@@ -2285,6 +2331,9 @@ fn report_cmd(a: &ReportArgs) -> Result<ExitCode> {
             .with_context(|| format!("entering the repository {}", locate::REPO))?;
     }
     let done = report::run_with_campaign(&opts, &out, baseline.as_deref(), campaign)?;
+    for why in &done.report.inputs.skipped_tables {
+        warn_skipped(why);
+    }
     outln!("{}", report::summary_text(&done.report).trim_end());
     write!(
         std::io::stdout().lock(),

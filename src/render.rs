@@ -1078,7 +1078,27 @@ fn mod_piece(v: &Variant, m: ModSource, pieces: &mut Texts) -> ModPiece {
 /// slot ends with a space of its own keeps it in a quiet word: nvdisasm writes SM90 FMUL's
 /// `-0.0 ;` so (the printer's slots, unsqueezed, end `  ;`).
 fn learned_semicolon(v: &Variant, word: u128, text: &mut String, start: usize) {
-    let Some(rule) = v.semicolon else {
+    let own_space = |w: u128| {
+        v.printer
+            .as_ref()
+            .is_some_and(|p| p.slots_text(w).ends_with("  ;"))
+    };
+    end_semicolon(v.semicolon, word, text, start, own_space);
+}
+
+/// `text[start..]` ended as `rule` says for `word` (`X;` in a quiet word, else `X ;`; see
+/// [`learned_semicolon`]); `own_space(word)` tells whether the printer's own slots end with a
+/// space before ` ;` (kept in a quiet word). Unchanged with no rule or no `;` at the end. The
+/// learner scores a printer through this too ([`crate::reading::printer`]), so that a printer
+/// and the table-shaped reading are weighed by the text decode writes.
+pub(crate) fn end_semicolon(
+    rule: Option<crate::reading::semicolon::Semicolon>,
+    word: u128,
+    text: &mut String,
+    start: usize,
+    own_space: impl Fn(u128) -> bool,
+) {
+    let Some(rule) = rule else {
         return;
     };
     let t = &text[start..];
@@ -1086,10 +1106,7 @@ fn learned_semicolon(v: &Variant, word: u128, text: &mut String, start: usize) {
         return;
     };
     let quiet = matches!(rule.quiet(), Some((mask, value)) if word & mask == value);
-    let own_space = quiet
-        && v.printer
-            .as_ref()
-            .is_some_and(|p| p.slots_text(word).ends_with("  ;"));
+    let own_space = quiet && own_space(word);
     text.truncate(start + body.len());
     text.push_str(if quiet && !own_space { ";" } else { " ;" });
 }

@@ -568,3 +568,91 @@ fn a_closed_stderr_ends_with_the_closed_pipe_status() {
     assert_eq!(out.status.code(), Some(141));
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// A specs folder holding the five bundled tables and one that does not parse (`BAD.txt`,
+/// its line 1 a 2,600-byte line of no table format).
+fn specs_with_a_bad_table() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let specs = d.path().join("specs");
+    for (path, text) in [
+        ("sm100/TEX.txt", "specs/sm100/TEX.txt"),
+        ("sm100/TLD.txt", "specs/sm100/TLD.txt"),
+        ("sm80/LD.txt", "specs/sm80/LD.txt"),
+        ("sm90/TMML.txt", "specs/sm90/TMML.txt"),
+        ("unknown-arch/TLD4.txt", "specs/unknown-arch/TLD4.txt"),
+        ("ARCH_MANIFEST.tsv", "specs/ARCH_MANIFEST.tsv"),
+    ] {
+        let to = specs.join(path);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(text, &to).unwrap();
+    }
+    std::fs::write(
+        specs.join("sm80/BAD.txt"),
+        "garbage line ".repeat(200) + "\n",
+    )
+    .unwrap();
+    d
+}
+
+/// One bad table never stops the others: each command names it (file and line, the quoted
+/// line cut), reads the five others and exits 1; the bundled resolved file, written for the
+/// five, reads them.
+#[test]
+fn a_bad_table_is_named_and_the_others_are_read() {
+    let d = specs_with_a_bad_table();
+    let specs = d.path().join("specs");
+    let specs = specs.to_str().unwrap();
+    let (code, out, err) = run_code(&["spec", "list", specs]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.ends_with("total\t5 tables\t143 variants\n"), "{out}");
+    assert!(
+        err.contains("warning: table skipped (the others are read): ")
+            && err.contains("BAD.txt:1: expected a mnemonic, found `garbage line garbage"),
+        "{err}"
+    );
+    assert!(err.contains(" more bytes not shown)\n"), "{err}");
+    assert!(err.len() < 1000, "{}", err.len());
+    assert!(err.ends_with("sass-conform: 1 table skipped (named above): exit status 1\n"));
+    let (code, out, err) = run_code(&[
+        "decode",
+        "--arch",
+        "SM100",
+        "--specs",
+        specs,
+        "--resolved",
+        "resolved/tables.json",
+        "00000000080000000000000000000f66",
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(
+        out,
+        "00000000080000000000000000000f66\tTLD_P_R_R_R_R_UR_D_I\t@P0 TLD.LZ.EF P0, R0, R0, R0, R0, UR0, 1D, 0x0 ;\tvalid\n"
+    );
+    // Only a table given alone, and bad, is the command's error.
+    let bad = d.path().join("specs/sm80/BAD.txt");
+    let (code, out, err) = run_code(&["spec", "list", bad.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(out, "");
+    assert!(err.starts_with("sass-conform: error: "), "{err}");
+}
+
+/// A resolved file written for more tables than are loaded reads the ones loaded: the
+/// bundled one with only the SM80 folder.
+#[test]
+fn a_resolved_file_for_more_tables_reads_those_loaded() {
+    let (code, out, err) = run_code(&[
+        "decode",
+        "--arch",
+        "SM80",
+        "--specs",
+        "specs/sm80",
+        "--resolved",
+        "resolved/tables.json",
+        "00000000080010000000080000000980",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("00000000080010000000080000000980\tLD_R_R_UR_I_P\t"),
+        "{out}"
+    );
+}

@@ -1510,6 +1510,25 @@ fn reproduced(p: &Printer, samples: &[Sample]) -> usize {
         .count()
 }
 
+/// How many of `samples` `p` prints as decode writes them for `v`: its slots' texts ended by
+/// the learned `;` rule ([`crate::render::end_semicolon`]); [`reproduced`] where none was
+/// learned.
+fn reproduced_as_decoded(v: &crate::spec::Variant, p: &Printer, samples: &[Sample]) -> usize {
+    if v.semicolon.is_none() {
+        return reproduced(p, samples);
+    }
+    let mut buf = String::with_capacity(64);
+    samples
+        .iter()
+        .filter(|(w, t)| {
+            p.slots_text_into(*w, &mut buf);
+            let own_space = buf.ends_with("  ;");
+            crate::render::end_semicolon(v.semicolon, *w, &mut buf, 0, |_| own_space);
+            buf == *t
+        })
+        .count()
+}
+
 /// The printer of `slots`, with the share of `samples` it prints right.
 fn printer_of(slots: Vec<Slot>, samples: &[Sample]) -> Printer {
     let mut p = Printer {
@@ -8643,7 +8662,7 @@ fn fit_variant(
         return plain;
     };
     p.aliases = aliases;
-    let ok = reproduced(&p, samples);
+    let ok = reproduced_as_decoded(codec.variant(vid), &p, samples);
     p.learned_permille = (ok * 1000 / n.max(1)) as u32;
     if std::env::var_os("SASS_CONFORM_DEBUG_ALIAS").is_some() {
         eprintln!(
@@ -8703,7 +8722,10 @@ fn fit_texts(
     let (val, fit): (Vec<Sample>, Vec<Sample>) = samples
         .iter()
         .partition(|(w, _)| PRINTER_SET_ASIDE && set_aside(*w));
-    let right = reproduced;
+    // Printers are weighed by the text decode writes (their slots with the learned `;` rule),
+    // as the table-shaped reading is: SM89 FLO's quiet words (`R0;`) counted against the
+    // printer only.
+    let right = |p: &Printer, s: &[Sample]| reproduced_as_decoded(v, p, s);
     // Both ways of cutting answers and both ways of choosing the base word are tried; the
     // one right on more set-aside answers is kept (ties to cutting by slot texts, then to the
     // fewest-bits base). The trials share the slots they cut alike (one cache).
@@ -8732,7 +8754,9 @@ fn fit_texts(
                     fit.len()
                 );
             }
-            let fit_right = p.as_ref().map_or(0, |p| score_once(&mut scored, p, &fit));
+            let fit_right = p
+                .as_ref()
+                .map_or(0, |p| score_once(&mut scored, p, &fit, right));
             ((c, b), p, fit_right)
         })
         .max_by_key(|((c, b), p, fit_right)| {
@@ -8790,13 +8814,18 @@ fn fit_texts(
     (id, p, if keep { new } else { old }, samples.len())
 }
 
-/// [`reproduced`] of `p` on `samples`, or its count in `scored` when an equal printer was
-/// scored before (on the same answers: the caller keeps one list per set of answers).
-fn score_once(scored: &mut Vec<(Printer, usize)>, p: &Printer, samples: &[Sample]) -> usize {
+/// `right` of `p` on `samples`, or its count in `scored` when an equal printer was scored
+/// before (on the same answers: the caller keeps one list per set of answers).
+fn score_once(
+    scored: &mut Vec<(Printer, usize)>,
+    p: &Printer,
+    samples: &[Sample],
+    right: impl Fn(&Printer, &[Sample]) -> usize,
+) -> usize {
     if let Some((_, n)) = scored.iter().find(|(q, _)| q == p) {
         return *n;
     }
-    let n = reproduced(p, samples);
+    let n = right(p, samples);
     scored.push((p.clone(), n));
     n
 }

@@ -833,6 +833,16 @@ impl ResolvedSet {
                 })
                 .collect()
         };
+        let mut set = set;
+        if keys(&set.tables) != keys(tables) {
+            // A file that covers more tables than were loaded (one left out because it did
+            // not load, or a sub-folder given) reads the ones loaded.
+            let loaded: std::collections::HashSet<String> =
+                tables.iter().map(|t| tail(&t.path)).collect();
+            set.tables.retain(|t| loaded.contains(&tail(&t.path)));
+            set.layouts.retain(|t| loaded.contains(&tail(&t.path)));
+            set.model.tables.retain(|t| loaded.contains(&tail(&t.path)));
+        }
         if keys(&set.tables) != keys(tables) {
             return Err(ResolvedError::Stale {
                 path: path.to_path_buf(),

@@ -174,6 +174,10 @@ pub struct Inputs {
     pub nvdisasm_versions: Vec<String>,
     /// Crash folders scanned.
     pub crash_dirs: Vec<String>,
+    /// Tables under `specs` that did not load, each `path: why` (file and line): left out of
+    /// every figure, the others still read ([`crate::spec::load_tables_lenient`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_tables: Vec<String>,
 }
 
 /// One oracle folder.
@@ -517,7 +521,11 @@ pub fn now_utc() -> String {
 
 /// Builds a report (no comparison) from the tables, oracle folders and crash folders.
 pub fn build(opts: &Options) -> Result<Report, ReportError> {
-    let tables = spec::load_tables(std::slice::from_ref(&opts.specs), None)?;
+    // A table that does not load is named in the report and left out; the others are read.
+    let (tables, mut skipped) = spec::load_tables_lenient(std::slice::from_ref(&opts.specs), None);
+    if tables.is_empty() && !skipped.is_empty() {
+        return Err(skipped.swap_remove(0).error.into());
+    }
     let written = Codec::new(tables.clone())?;
     let resolved = opts.resolved.as_ref().filter(|p| p.is_file());
     let mut layouts: Vec<spec::Table> = Vec::new();
@@ -541,6 +549,7 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
             .iter()
             .map(|d| d.display().to_string())
             .collect(),
+        skipped_tables: skipped.iter().map(|s| s.error.to_string()).collect(),
         ..Default::default()
     };
     let mut entries: Vec<Entry> = Vec::new();

@@ -2,6 +2,7 @@
 
 use super::{Report, VariantRow, cut, pct, variant_name};
 use crate::conform::finding::compact_bits;
+use crate::conform::rootcause::counted;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -499,12 +500,15 @@ pub fn summary_text(r: &Report) -> String {
     for l in headline_lines(s) {
         let _ = writeln!(o, "{l}");
     }
+    for skipped in &r.inputs.skipped_tables {
+        let _ = writeln!(o, "table skipped (not read): {skipped}");
+    }
     let _ = writeln!(
         o,
-        "{} variants in {} tables; {} oracle words ({} view): legal-text agreement {}, \
-         verdict agreement {}, as written {}",
-        s.variants,
-        s.tables,
+        "{} in {}; {} oracle words ({} view): legal-text agreement {}, verdict agreement {}, \
+         as written {}",
+        counted(s.variants, "variant"),
+        counted(s.tables, "table"),
         s.counts.total,
         r.inputs.view,
         pct(s.legal_agreement),
@@ -513,18 +517,23 @@ pub fn summary_text(r: &Report) -> String {
     );
     let _ = writeln!(
         o,
-        "{} words disagree with nvdisasm; {} answers are other instructions no table \
-         describes (nvdisasm prints another mnemonic, e.g. LDG beside LD), in {} groups; {} \
-         findings (lint and resolve together); table bits (every variant's, by nvdisasm's \
-         single flips) {} confirmed, {} contradicted, {} never reached; {} fuzz crashes",
-        s.mismatches - s.other_instructions,
-        s.counts.no_variant,
-        s.mismatch_groups,
-        s.findings,
+        "{} disagree with nvdisasm; {} (nvdisasm prints a mnemonic no table has); {} of \
+         mismatches in all; {} (lint and resolve together); table bits (every variant's, by \
+         nvdisasm's single flips) {} confirmed, {} contradicted, {} never reached; {}",
+        counted(s.mismatches - s.other_instructions, "word"),
+        match s.counts.no_variant {
+            1 => "1 answer is another instruction no table describes".to_string(),
+            n => format!("{n} answers are other instructions no table describes"),
+        },
+        counted(s.mismatch_groups, "group"),
+        counted(s.findings, "finding"),
         s.bits.confirmed,
         s.bits.contradicted,
         s.bits.unseen,
-        s.fuzz_crashes
+        match s.fuzz_crashes {
+            1 => "1 fuzz crash".to_string(),
+            n => format!("{n} fuzz crashes"),
+        }
     );
     if let Some(c) = &r.comparison {
         // Words nvdisasm prints as another instruction: listed, not disagreements.

@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 /// Errors of the spec layer. Every variant names the file (and line where there is one).
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
-    /// A line that fits neither dialect.
-    #[error("{file}:{line}: {message}")]
+    /// A line that fits neither dialect. The message is shown cut to [`MAX_SHOWN`] bytes
+    /// (a 10 MB line quoted whole filled the terminal).
+    #[error("{file}:{line}: {}", clip(.message))]
     Syntax {
         /// File as given.
         file: String,
@@ -42,6 +43,26 @@ pub enum SpecError {
         /// The OS error.
         source: std::io::Error,
     },
+}
+
+/// Most bytes of a [`SpecError::Syntax`] message shown; the rest is counted, not printed.
+pub const MAX_SHOWN: usize = 400;
+
+/// `message` cut at a character boundary near [`MAX_SHOWN`] bytes, with how much was left out.
+fn clip(message: &str) -> std::borrow::Cow<'_, str> {
+    if message.len() <= MAX_SHOWN {
+        return message.into();
+    }
+    let mut end = MAX_SHOWN;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{} ... ({} more bytes not shown)",
+        &message[..end],
+        message.len() - end
+    )
+    .into()
 }
 
 /// File name of the arch manifest in a specs folder: `path<TAB>arch<TAB>why` per line.
