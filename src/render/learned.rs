@@ -468,7 +468,7 @@ impl FNumber {
 
 /// What a piece of text may look like, for telling whether a printer's text can ever hold two
 /// spaces in a row: every text a slot may print is summed up, then the slots' in print order.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Shape {
     /// It may be empty.
     empty: bool,
@@ -549,14 +549,39 @@ impl Shape {
 
     /// Every text `s` may print.
     fn of_slot(s: &Slot) -> Shape {
-        if s.joined.is_some() {
-            return Shape::ANY;
+        if let Some(j) = &s.joined {
+            // One part, or parts joined by the separator, or the empty text.
+            let part = j
+                .parts
+                .iter()
+                .chain(j.alone.iter().flatten())
+                .fold(Shape::of(""), |sh, p| sh.or(Shape::of_slot(p)));
+            let sep = Shape::of(&j.sep);
+            let mut joined = part;
+            loop {
+                let more = joined.or(joined.then(sep).then(part));
+                if more == joined {
+                    return joined.or(Shape::of(&j.empty));
+                }
+                joined = more;
+            }
         }
-        let mut shape = Shape::of("")
-            .or(Shape::any(s.texts.iter().map(|(_, t)| t.as_str())))
-            .or(Shape::any(s.otherwise.as_deref()));
-        if let Some(g) = &s.guess {
-            shape = shape.or(Shape::any(g.texts.iter().map(String::as_str)));
+        if s.mask == 0
+            && let Ok(i) = s.texts.binary_search_by_key(&Key(0), |(k, _)| *k)
+        {
+            // Fixed text: key 0 always, listed.
+            return Shape::of(&s.texts[i].1);
+        }
+        let texts = s.texts.iter().map(|(_, t)| t.as_str());
+        // A key not listed: the number, else the guess's or the default text, else nothing.
+        let fallback = match (&s.guess, &s.otherwise) {
+            (Some(g), _) => Shape::any(g.texts.iter().map(String::as_str)),
+            (None, Some(t)) => Shape::of(t),
+            (None, None) => Shape::of(""),
+        };
+        let mut shape = fallback;
+        if !s.texts.is_empty() {
+            shape = shape.or(Shape::any(texts));
         }
         if let Some(n) = &s.number {
             shape = shape.or(Shape::of_number(n));
