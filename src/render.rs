@@ -226,6 +226,15 @@ impl TextBuf {
         self.len = at + n.min(PAD);
     }
 
+    /// Appends the first `n` bytes of `src` (`n` <= 15, UTF-8), written as one block of 16.
+    #[inline]
+    fn push_cell(&mut self, src: &[u8; 15], n: u8) {
+        self.room(16);
+        let at = self.len;
+        self.bytes[at..at + 15].copy_from_slice(src);
+        self.len = at + usize::from(n).min(15);
+    }
+
     /// Appends UTF-8 bytes (a whole `&str`'s, or ASCII).
     #[inline]
     fn push_bytes(&mut self, s: &[u8]) {

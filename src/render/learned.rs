@@ -86,11 +86,97 @@ enum FSlot {
     /// The same text for every word.
     Fixed(Piece),
     /// Per key of the bits, the text (of one slot, or of adjacent slots together).
-    Table(Bits, Vec<Piece>),
+    Table(Box<Table>),
     /// Texts and a number by the key of the bits of slot `.0` (of the slots printed from).
     Keyed(usize, Box<Keyed>),
     /// Parts joined ([`Joined`]) of slot `.0`.
     Joined(usize, Box<FJoined>),
+}
+
+/// A slot's (or adjacent slots') text for every key of their bits.
+#[derive(Debug)]
+struct Table {
+    key: Key8,
+    /// Per key, its text in place, or [`Cell::LONG`].
+    cells: Vec<Cell>,
+    /// Per key, its text where longer than a cell holds (empty when none is).
+    long: Vec<Piece>,
+}
+
+/// A text of at most 15 bytes held in place (16 bytes, copied as one block).
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(16))]
+struct Cell {
+    bytes: [u8; 15],
+    /// The text's length, or [`Cell::LONG`].
+    len: u8,
+}
+
+impl Cell {
+    /// `len` of a text held in [`Table::long`].
+    const LONG: u8 = u8::MAX;
+}
+
+/// A key of at most [`DENSE`] bits read from a word by 64-bit halves: per run of the mask (cut
+/// at bit 64), (the half, the run's lowest bit in it, its length as that many low bits set,
+/// where it goes).
+#[derive(Debug, Clone, Copy)]
+struct Key8 {
+    n: usize,
+    runs: [(usize, u32, u64, u32); KEY8_RUNS],
+}
+
+/// Most runs a [`Key8`] holds.
+const KEY8_RUNS: usize = RUNS + 1;
+
+impl Key8 {
+    /// The runs of `mask` (`None` when more than [`KEY8_RUNS`] or wider than [`DENSE`]).
+    fn new(mask: u128) -> Option<Key8> {
+        if mask.count_ones() > DENSE {
+            return None;
+        }
+        let mut runs = [(0, 0, 0, 0); KEY8_RUNS];
+        let (mut n, mut at) = (0, 0);
+        for half in 0..2 {
+            let mut m = (mask >> (64 * half)) as u64;
+            while m != 0 {
+                let lo = m.trailing_zeros();
+                let len = (m >> lo).trailing_ones();
+                let ones = u64::MAX >> (64 - len);
+                *runs.get_mut(n)? = (half, lo, ones, at);
+                n += 1;
+                at += len;
+                m &= !(ones << lo);
+            }
+        }
+        Some(Key8 { n, runs })
+    }
+
+    /// The bits of `w` under the mask, packed low first.
+    #[inline]
+    fn of(&self, w: u128) -> usize {
+        let halves = [w as u64, (w >> 64) as u64];
+        let mut key = 0;
+        for &(half, lo, ones, at) in &self.runs[..self.n.min(KEY8_RUNS)] {
+            key |= (halves[half & 1] >> lo & ones) << at;
+        }
+        key as usize
+    }
+}
+
+impl Table {
+    #[inline]
+    fn print(&self, word: u128, texts: &Texts, out: &mut TextBuf) {
+        let key = self.key.of(word);
+        let Some(c) = self.cells.get(key) else {
+            return;
+        };
+        if c.len != Cell::LONG {
+            out.push_cell(&c.bytes, c.len);
+        } else if let Some(&p) = self.long.get(key) {
+            out.push_piece(texts, p);
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -176,21 +262,16 @@ fn own_bits(s: &Slot) -> bool {
     s.number.as_ref().is_none_or(|n| number(n, s.mask))
 }
 
-/// The number of runs of adjacent set bits of `mask`.
-fn runs(mask: u128) -> u32 {
-    (mask & !(mask << 1)).count_ones()
-}
-
 impl Body {
     fn new(p: &Printer, texts: &mut Texts) -> Body {
         // Adjacent slots that each print by their own bits are tabled together while their
-        // bits together are at most `DENSE` wide in at most `RUNS` runs.
+        // bits together are at most `DENSE` wide in at most `KEY8_RUNS` runs.
         let mut slots = Vec::new();
         let mut group: (u128, Vec<&Slot>) = (0, Vec::new());
         for (i, s) in p.slots.iter().enumerate() {
             let both = group.0 | s.mask;
-            let fits = both.count_ones() <= DENSE && runs(both) as usize <= RUNS;
-            if own_bits(s) && s.mask.count_ones() <= DENSE {
+            let fits = Key8::new(both).is_some();
+            if own_bits(s) && Key8::new(s.mask).is_some() {
                 if !fits {
                     slots.extend(table(&group.1, group.0, texts));
                     group = (0, Vec::new());
@@ -222,38 +303,62 @@ impl Body {
             return;
         }
         for s in &self.slots {
-            s.print(&p.slots, word, texts, out);
+            match s {
+                FSlot::Table(t) => t.print(word, texts, out),
+                FSlot::Fixed(piece) => out.push_piece(texts, *piece),
+                _ => s.print_rare(&p.slots, word, texts, out),
+            }
         }
     }
 }
 
-/// The slots `group` (each printing by its own bits, all within `mask`) printed one after
-/// another, for every key of `mask`; `None` for no slot.
+/// The slots `group` (each printing by its own bits, all within `mask`, at most [`DENSE`] bits
+/// in at most [`KEY8_RUNS`] runs) printed one after another, for every key of `mask`; `None` for no
+/// slot.
 fn table(group: &[&Slot], mask: u128, texts: &mut Texts) -> Option<FSlot> {
     if group.is_empty() {
         return None;
     }
     let mut text = String::new();
-    let pieces: Vec<Piece> = (0..1u128 << mask.count_ones())
+    let all: Vec<String> = (0..1u128 << mask.count_ones())
         .map(|key| {
             let word = deposit(key, mask);
             text.clear();
             for s in group {
                 s.print_into(word, &mut text);
             }
-            texts.add(&text, true)
+            text.clone()
         })
         .collect();
-    Some(match mask {
-        0 => FSlot::Fixed(pieces[0]),
-        _ => FSlot::Table(Bits::new(mask), pieces),
-    })
+    if mask == 0 {
+        return Some(FSlot::Fixed(texts.add(&all[0], true)));
+    }
+    let key = Key8::new(mask).expect("a table's bits fit a Key8");
+    let cells = all
+        .iter()
+        .map(|t| {
+            let mut c = Cell {
+                bytes: [0; 15],
+                len: Cell::LONG,
+            };
+            if let Some(b) = c.bytes.get_mut(..t.len()) {
+                b.copy_from_slice(t.as_bytes());
+                c.len = t.len() as u8;
+            }
+            c
+        })
+        .collect::<Vec<_>>();
+    let long = match cells.iter().any(|c| c.len == Cell::LONG) {
+        true => all.iter().map(|t| texts.add(t, true)).collect(),
+        false => Vec::new(),
+    };
+    Some(FSlot::Table(Box::new(Table { key, cells, long })))
 }
 
 impl FSlot {
     /// Slot `i` (of the slots printed from), `s`, worked out alone.
     fn new(i: usize, s: &Slot, texts: &mut Texts) -> FSlot {
-        if own_bits(s) && s.mask.count_ones() <= DENSE {
+        if own_bits(s) && Key8::new(s.mask).is_some() {
             return table(&[s], s.mask, texts).expect("one slot");
         }
         if let Some(j) = &s.joined {
@@ -292,13 +397,19 @@ impl FSlot {
         )
     }
 
+    /// [`FSlot::print`] out of line (a keyed or joined slot).
+    #[inline(never)]
+    fn print_rare(&self, slots: &[Slot], word: u128, texts: &Texts, out: &mut TextBuf) {
+        self.print(slots, word, texts, out);
+    }
+
     /// Appends the text of `word` as the slot(s) it was built from print it (`slots` holds
     /// the slot a keyed or joined one was built from, at its index).
     #[inline]
     fn print(&self, slots: &[Slot], word: u128, texts: &Texts, out: &mut TextBuf) {
         match self {
             FSlot::Fixed(p) => out.push_piece(texts, *p),
-            FSlot::Table(bits, pieces) => out.push_piece(texts, pieces[bits.of(word) as usize]),
+            FSlot::Table(t) => t.print(word, texts, out),
             FSlot::Keyed(i, k) => {
                 if let Some(orig) = slots.get(*i) {
                     k.print(orig, word, texts, out);
