@@ -8,6 +8,7 @@
 //! taken from the variant's distilled line where the table's fixed word shows it.
 
 use crate::codec::{Codec, Decoded, VariantId, field_group};
+use crate::spec::printer::Printer;
 use crate::spec::{Field, FieldKind, GroupKind, ModifierName, OperandKind, SigOperand, Variant};
 
 /// One piece of the mnemonic, in print order.
@@ -98,6 +99,8 @@ impl OperandModifier {
         }
     }
 }
+
+mod learned;
 
 /// Texture dimension names by 3-bit code (SM100 TLD/TEX: bit 2 selects ARRAY).
 pub const DIMS: [&str; 8] = [
@@ -223,6 +226,15 @@ impl TextBuf {
         self.len = at + n.min(PAD);
     }
 
+    /// Appends the first `n` bytes of `src` (`n` <= 15, UTF-8), written as one block of 16.
+    #[inline]
+    fn push_cell(&mut self, src: &[u8; 15], n: u8) {
+        self.room(16);
+        let at = self.len;
+        self.bytes[at..at + 15].copy_from_slice(src);
+        self.len = at + usize::from(n).min(15);
+    }
+
     /// Appends UTF-8 bytes (a whole `&str`'s, or ASCII).
     #[inline]
     fn push_bytes(&mut self, s: &[u8]) {
@@ -253,6 +265,27 @@ impl TextBuf {
             _ => d[..n].copy_from_slice(s),
         }
         self.len = at + n;
+    }
+
+    /// Makes every run of spaces from byte `from` on one space (as a learned printer prints
+    /// its text, [`crate::spec::printer::Printer::print_into`]), in place.
+    fn squeeze_spaces(&mut self, from: usize) {
+        let from = from.min(self.len);
+        let t = &mut self.bytes[from..self.len];
+        let Some(first) = t.windows(2).position(|w| w == b"  ") else {
+            return;
+        };
+        // Bytes up to the first space of the first pair stay; a space is one byte of UTF-8
+        // and no other character's bytes hold it.
+        let mut kept = first + 1;
+        for i in first + 1..t.len() {
+            let c = t[i];
+            if !(c == b' ' && t[kept - 1] == b' ') {
+                t[kept] = c;
+                kept += 1;
+            }
+        }
+        self.len = from + kept;
     }
 
     /// Appends ASCII bytes (32 hex digits of a word, say); other bytes are not appended.
@@ -397,7 +430,24 @@ pub struct Renderer {
     atom_tables: Vec<Vec<Piece>>,
     /// The guard's text for each value of its 4 bits.
     guards: [Piece; 16],
+    /// Per variant: its learned printer worked out for bulk output ([`Renderer::render_buf`]).
+    printers: Vec<Vec<Learned>>,
+    /// Words a variant's learned printer prints as it is before it is worked out: working it
+    /// out prints each table key of its slots once, which a variant met a few times in a dump
+    /// of many variants never pays back.
+    fast_after: u32,
 }
+
+/// A variant's learned printer worked out ([`learned::FastPrinter`]) once it has printed
+/// [`Renderer::fast_after`] words.
+#[derive(Debug, Default)]
+struct Learned {
+    printed: std::sync::atomic::AtomicU32,
+    fast: std::sync::OnceLock<learned::FastPrinter>,
+}
+
+/// [`Renderer::fast_after`] of a new renderer.
+const FAST_AFTER: u32 = 256;
 
 impl Renderer {
     /// Builds a plan for every variant of `codec`.
@@ -440,11 +490,18 @@ impl Renderer {
             texts.add(&s, true)
         });
         texts.finish();
+        let printers = codec
+            .tables
+            .iter()
+            .map(|t| t.variants.iter().map(|_| Default::default()).collect())
+            .collect();
         Renderer {
             plans,
             texts,
             atom_tables,
             guards,
+            printers,
+            fast_after: FAST_AFTER,
         }
     }
 
@@ -474,12 +531,41 @@ impl Renderer {
         let v = codec.variant(d.id);
         match &v.printer {
             Some(printer) => {
-                let mut text = printer.print(d.word.0);
-                learned_semicolon(v, d.word.0, &mut text, 0);
-                out.push_str(&text)
+                let fast = self
+                    .printers
+                    .get(d.id.table as usize)
+                    .and_then(|t| t.get(d.id.variant as usize))
+                    .and_then(|l| self.fast_printer(l, printer));
+                let Some(fast) = fast else {
+                    let mut text = printer.print(d.word.0);
+                    learned_semicolon(v, d.word.0, &mut text, 0);
+                    out.push_str(&text);
+                    return;
+                };
+                let start = out.len();
+                fast.print(printer, d.word.0, out);
+                learned_semicolon_buf(v, printer, d.word.0, out, start);
             }
             None => self.render_to(codec, d, out),
         }
+    }
+
+    /// The worked-out printer `l` of `printer`, once it has been asked for [`FAST_AFTER`]
+    /// times.
+    #[inline]
+    fn fast_printer<'a>(
+        &self,
+        l: &'a Learned,
+        printer: &Printer,
+    ) -> Option<&'a learned::FastPrinter> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if let Some(f) = l.fast.get() {
+            return Some(f);
+        }
+        if l.printed.fetch_add(1, Relaxed) < self.fast_after {
+            return None;
+        }
+        Some(l.fast.get_or_init(|| learned::FastPrinter::new(printer)))
     }
 
     /// The text of a decoded word whose variant has no learned printer.
@@ -1111,6 +1197,35 @@ pub(crate) fn end_semicolon(
     text.push_str(if quiet && !own_space { ";" } else { " ;" });
 }
 
+/// [`learned_semicolon`] on the text of a [`TextBuf`] from `start` on (`printer` is `v`'s).
+fn learned_semicolon_buf(
+    v: &Variant,
+    printer: &Printer,
+    word: u128,
+    out: &mut TextBuf,
+    start: usize,
+) {
+    let Some(rule) = v.semicolon else {
+        return;
+    };
+    let t = out.tail(start);
+    let quiet = matches!(rule.quiet(), Some((mask, value)) if word & mask == value);
+    let body = if t.ends_with(b" ;") {
+        if !quiet {
+            // Ends ` ;` already.
+            return;
+        }
+        t.len() - 2
+    } else if t.ends_with(b";") {
+        t.len() - 1
+    } else {
+        return;
+    };
+    let own_space = quiet && printer.slots_text(word).ends_with("  ;");
+    out.truncate(start + body);
+    out.push_str(if quiet && !own_space { ";" } else { " ;" });
+}
+
 /// The word bits after which nvdisasm writes the `;` without a space before it, as (mask,
 /// value) over the word: what the quiet-word experiment taught the resolved reading
 /// ([`crate::reading::semicolon`]) where it was recorded, else the table's scheduling fields
@@ -1333,12 +1448,23 @@ mod tests {
         }
         let mut checked = 0;
         for codec in &codecs {
-            let r = Renderer::new(codec);
+            let mut r = Renderer::new(codec);
+            // Every learned printer worked out from the first word.
+            r.fast_after = 0;
             let mut general = Renderer::new(codec);
             general.atom_tables.clear();
             for id in codec.ids() {
                 let v = codec.variant(id);
-                for w in crate::codec::sweep_words(v, 64, 7) {
+                let mut words = crate::codec::sweep_words(v, 64, 7);
+                // The same words in a quiet control, where a learned `;` rule applies.
+                if let Some((mask, value)) = v.semicolon.and_then(|s| s.quiet()) {
+                    let quiet: Vec<_> = words
+                        .iter()
+                        .map(|w| crate::codec::Word(w.0 & !mask | value))
+                        .collect();
+                    words.extend(quiet);
+                }
+                for w in words {
                     let Some(d) = codec.decode_as(id, w) else {
                         continue;
                     };

@@ -684,7 +684,7 @@ impl NumberRule {
     /// The affixes of the slot's other bits `other` and the sign: those learned for them,
     /// else those [`NumberRule::nearby`] names for them without `nearby_bits`, else those
     /// [`NumberRule::unseen`] names for the sign; `None` when none has any.
-    fn affixes_of(&self, other: Key, neg: bool) -> Option<(&str, &str)> {
+    pub(crate) fn affixes_of(&self, other: Key, neg: bool) -> Option<(&str, &str)> {
         self.learned_affixes(other, neg)
             .or_else(|| keyed_affixes(&self.nearby, Key(other.0 & !self.nearby_bits.0), neg))
             .or_else(|| {
@@ -914,13 +914,58 @@ fn format_float_exact(x: f64) -> String {
 /// Appends `n` as nvdisasm prints a number (`0x1f`, `-0x1f`, or decimal), written in place:
 /// learning prints a rule's numbers for every value of every table it tries.
 fn push_number(out: &mut String, n: i128, hex: bool) {
-    use std::fmt::Write;
-    // Writing to a String cannot fail.
-    let _ = match (hex, n < 0) {
-        (true, false) => write!(out, "0x{n:x}"),
-        (true, true) => write!(out, "-0x{:x}", n.unsigned_abs()),
-        (false, _) => write!(out, "{n}"),
-    };
+    let mut buf = [0u8; 48];
+    out.push_str(write_number(n, hex, &mut buf));
+}
+
+/// `n` as nvdisasm prints a number, written at the end of `buf`: `0x1f`, `-0x1f` (`hex`), or
+/// decimal (`-31`); the same text as `format!("0x{n:x}")`, `format!("-0x{:x}", n.unsigned_abs())`
+/// and `format!("{n}")`, without `core::fmt` (decode prints millions).
+pub fn write_number(n: i128, hex: bool, buf: &mut [u8; 48]) -> &str {
+    // Only ASCII digits, `x` and `-` are written.
+    std::str::from_utf8(number_bytes(n, hex, buf)).unwrap_or_default()
+}
+
+/// [`write_number`]'s text as its ASCII bytes.
+pub fn number_bytes(n: i128, hex: bool, buf: &mut [u8; 48]) -> &[u8] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut m = n.unsigned_abs();
+    let mut i = buf.len();
+    if hex {
+        loop {
+            i -= 1;
+            buf[i] = DIGITS[(m & 0xf) as usize];
+            m >>= 4;
+            if m == 0 {
+                break;
+            }
+        }
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(b"0x");
+    } else if let Ok(mut m) = u64::try_from(m) {
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (m % 10) as u8;
+            m /= 10;
+            if m == 0 {
+                break;
+            }
+        }
+    } else {
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (m % 10) as u8;
+            m /= 10;
+            if m == 0 {
+                break;
+            }
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    &buf[i..]
 }
 
 /// The word whose bits under `mask` are `key` (the inverse of [`pext`]), other bits 0. Works
@@ -1170,6 +1215,49 @@ fn describe_affixes(affixes: &[(Key, bool, String, String)], other: u128) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_as_format_writes_them() {
+        let mut values: Vec<i128> = vec![
+            0,
+            1,
+            -1,
+            9,
+            10,
+            -10,
+            15,
+            16,
+            0x7fff_ffff,
+            -0x8000_0000,
+            u64::MAX as i128,
+            u64::MAX as i128 + 1,
+            -(u64::MAX as i128),
+            -(u64::MAX as i128) - 1,
+            i64::MIN as i128,
+            i128::MAX,
+            i128::MIN,
+            i128::MIN + 1,
+        ];
+        let mut rng = crate::codec::SplitMix64(3);
+        for s in 0..128 {
+            let r = ((rng.next_u64() as u128) << 64 | rng.next_u64() as u128) as i128;
+            values.push(r >> s);
+        }
+        let mut buf = [0u8; 48];
+        for n in values {
+            assert_eq!(write_number(n, false, &mut buf), format!("{n}"));
+            let hex = match n < 0 {
+                true => format!("-0x{:x}", n.unsigned_abs()),
+                false => format!("0x{n:x}"),
+            };
+            assert_eq!(write_number(n, true, &mut buf), hex);
+        }
+        assert_eq!(write_number(-0x1f, true, &mut buf), "-0x1f");
+        assert_eq!(
+            write_number(i128::MIN, false, &mut buf),
+            "-170141183460469231731687303715884105728"
+        );
+    }
 
     #[test]
     fn affixes_shared_by_many_keys_are_listed_once_with_their_count() {
