@@ -1938,6 +1938,15 @@ fn print_figures(
     use sass_conform::conform::DiffCounts;
     let line = |name: &str, c: &DiffCounts| {
         let legal = c.matched + c.text_mismatch + c.we_reject_oracle_decodes;
+        // No legal word read by a table (its table skipped, or another instruction's words):
+        // no figure, not 100% of nothing.
+        if legal == 0 && c.no_variant > 0 {
+            return format!(
+                "  {name:<22} {:>7} words  no table loaded reads them (a table skipped, or \
+                 another instruction's words)",
+                c.total
+            );
+        }
         format!(
             "  {name:<22} {:>7} words  legal text {:>7.3}% ({}/{})  verdict {:>7.3}%",
             c.total,

@@ -695,3 +695,32 @@ fn links_fifos_and_a_missing_oracle_are_named() {
     assert!(err.contains("typo:0: no such oracle folder"), "{err}");
     assert!(!out_dir.exists());
 }
+
+/// A table that does not load leaves its recorded words to no table: `diff` says so on its
+/// check-split line instead of `100.000% (0/0)`.
+#[test]
+fn diff_names_check_words_no_table_reads() {
+    let d = specs_with_a_bad_table();
+    let specs = d.path().join("specs");
+    std::fs::remove_file(specs.join("sm80/BAD.txt")).unwrap();
+    let tmml = std::fs::read_to_string("specs/sm90/TMML.txt").unwrap();
+    std::fs::write(specs.join("sm90/TMML.txt"), &tmml[..1200]).unwrap();
+    let (code, out, err) = run_code(&[
+        "diff",
+        "--specs",
+        specs.to_str().unwrap(),
+        "--resolved",
+        "resolved/tables.json",
+        "--top",
+        "0",
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.contains("  SM90 TMML                12000 words  no table loaded reads them"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  SM80 LD                   8000 words  legal text 100.000% (3238/3238)"),
+        "{out}"
+    );
+}

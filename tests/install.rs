@@ -126,7 +126,7 @@ fn a_table_file_named_under_specs_is_the_bundled_one_away_from_the_repository() 
     assert!(ok, "{err}");
     assert_eq!(
         out,
-        "specs/sm80/LD.txt\tSM80\tLD\t8 variants\ntotal\t1 tables\t8 variants\n"
+        "specs/sm80/LD.txt\tSM80\tLD\t8 variants\ntotal\t1 table\t8 variants\n"
     );
 }
 

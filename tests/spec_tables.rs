@@ -137,3 +137,34 @@ fn malformed_input_names_file_and_line() {
         "{e}"
     );
 }
+
+/// A file cut inside its last modifier group (a row left with fewer digits than the rows
+/// above: `11` after `110 ...`) is an error naming the row's line, not the value 3.
+#[test]
+fn a_modifier_row_cut_short_is_an_error() {
+    let text = std::fs::read_to_string("specs/sm100/TEX.txt").unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    let last = lines.len();
+    let full = lines[last - 1]
+        .split(['\t', ' '])
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(full.len() >= 2, "{full}");
+    let cut = &full[..full.len() - 1];
+    let mut cut_text = lines[..last - 1].join("\n");
+    cut_text.push('\n');
+    cut_text.push_str(cut);
+    let e = parse_table("TEX.txt", &cut_text).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        format!(
+            "TEX.txt:{last}: modifier row `{cut}` has {} binary digits, the rows above {} (cut short?)",
+            cut.len(),
+            full.len()
+        )
+    );
+}

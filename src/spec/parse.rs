@@ -908,6 +908,20 @@ fn parse_group(cur: &mut Cursor, dialect: Dialect) -> Result<ModifierGroup, Spec
             name
         };
         let row = modifier_row(bin, name, l.no).map_err(|m| cur.err(l.no, m))?;
+        // Every row of a group has the same number of digits: a shorter or longer one is a
+        // file cut inside it (`11` after `110 INV.`) or two groups run together.
+        if let Some(first) = values.first().map(|_| width)
+            && bin.len() as u32 != first
+        {
+            return Err(cur.err(
+                l.no,
+                format!(
+                    "modifier row `{bin}` has {} binary digits, the rows above {first} (cut \
+                     short?)",
+                    bin.len()
+                ),
+            ));
+        }
         width = width.max(bin.len() as u32);
         values.push(row);
     }
