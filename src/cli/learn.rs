@@ -409,7 +409,7 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
     };
     if tables.is_empty() {
         for (p, why) in &skipped {
-            eprintln!("learn: skipped {}: {why}", p.display());
+            eprintln!("learn: skipped {}", skip_line(p, why));
         }
         bail!(
             "no table loaded from {} (table files: *.txt in either dialect, nv_isa_solver *.html)",
@@ -486,7 +486,7 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
         copies.push((name, src));
     }
     for (p, why) in &skipped {
-        eprintln!("learn: skipped {}: {why}", p.display());
+        eprintln!("learn: skipped {}", skip_line(p, why));
     }
     if copies.is_empty() {
         bail!("no table left to learn (every table was skipped, above)");
@@ -567,4 +567,32 @@ fn archs_nvdisasm_takes(
         });
     }
     out
+}
+
+/// `PATH: why`, or `why` alone when it names the path already (a parse error's
+/// `PATH:LINE: ...`): `learn: skipped own/BIN.txt:1: not UTF-8 ...`, not the path twice.
+fn skip_line(path: &Path, why: &str) -> String {
+    let shown = path.display().to_string();
+    match why.starts_with(&shown) {
+        true => why.to_string(),
+        false => format!("{shown}: {why}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_skip_names_its_path_once() {
+        let p = Path::new("own/BIN.txt");
+        assert_eq!(
+            skip_line(p, "own/BIN.txt:1: not UTF-8"),
+            "own/BIN.txt:1: not UTF-8"
+        );
+        assert_eq!(
+            skip_line(p, "no arch line; give --arch"),
+            "own/BIN.txt: no arch line; give --arch"
+        );
+    }
 }
