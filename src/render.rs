@@ -1173,28 +1173,20 @@ fn learned_semicolon(v: &Variant, word: u128, text: &mut String, start: usize) {
 }
 
 /// `text[start..]` ended as `rule` says for `word` (`X;` in a quiet word, else `X ;`; see
-/// [`learned_semicolon`]); `own_space(word)` tells whether the printer's own slots end with a
-/// space before ` ;` (kept in a quiet word). Unchanged with no rule or no `;` at the end. The
-/// learner scores a printer through this too ([`crate::reading::printer`]), so that a printer
-/// and the table-shaped reading are weighed by the text decode writes.
+/// [`learned_semicolon`], [`semicolon_ending`]). The learner scores a printer through this too
+/// ([`crate::reading::printer`]), so that a printer and the table-shaped reading are weighed by
+/// the text decode writes.
 pub(crate) fn end_semicolon(
     rule: Option<crate::reading::semicolon::Semicolon>,
     word: u128,
     text: &mut String,
     start: usize,
-    own_space: impl Fn(u128) -> bool,
+    own_space: impl FnOnce(u128) -> bool,
 ) {
-    let Some(rule) = rule else {
-        return;
-    };
-    let t = &text[start..];
-    let Some(body) = t.strip_suffix(" ;").or_else(|| t.strip_suffix(';')) else {
-        return;
-    };
-    let quiet = matches!(rule.quiet(), Some((mask, value)) if word & mask == value);
-    let own_space = quiet && own_space(word);
-    text.truncate(start + body.len());
-    text.push_str(if quiet && !own_space { ";" } else { " ;" });
+    if let Some((body, end)) = semicolon_ending(rule, word, &text.as_bytes()[start..], own_space) {
+        text.truncate(start + body);
+        text.push_str(end);
+    }
 }
 
 /// [`learned_semicolon`] on the text of a [`TextBuf`] from `start` on (`printer` is `v`'s).
@@ -1205,25 +1197,34 @@ fn learned_semicolon_buf(
     out: &mut TextBuf,
     start: usize,
 ) {
-    let Some(rule) = v.semicolon else {
-        return;
-    };
-    let t = out.tail(start);
-    let quiet = matches!(rule.quiet(), Some((mask, value)) if word & mask == value);
-    let body = if t.ends_with(b" ;") {
-        if !quiet {
-            // Ends ` ;` already.
-            return;
-        }
-        t.len() - 2
-    } else if t.ends_with(b";") {
-        t.len() - 1
+    let own_space = |w: u128| printer.slots_text(w).ends_with("  ;");
+    if let Some((body, end)) = semicolon_ending(v.semicolon, word, out.tail(start), own_space) {
+        out.truncate(start + body);
+        out.push_str(end);
+    }
+}
+
+/// The end `rule` gives a printed text `tail` for `word`: (the length of the text before its
+/// `;` or ` ;`, the end to put there: `;` in a quiet word, else ` ;`), or `None` with no rule,
+/// no `;` at the end, or the end already right. `own_space(word)`, asked in a quiet word only:
+/// whether the printer's own slots end with a space before ` ;`, which is then kept.
+fn semicolon_ending(
+    rule: Option<crate::reading::semicolon::Semicolon>,
+    word: u128,
+    tail: &[u8],
+    own_space: impl FnOnce(u128) -> bool,
+) -> Option<(usize, &'static str)> {
+    let rule = rule?;
+    let (body, spaced) = if tail.ends_with(b" ;") {
+        (tail.len() - 2, true)
+    } else if tail.ends_with(b";") {
+        (tail.len() - 1, false)
     } else {
-        return;
+        return None;
     };
-    let own_space = quiet && printer.slots_text(word).ends_with("  ;");
-    out.truncate(start + body);
-    out.push_str(if quiet && !own_space { ";" } else { " ;" });
+    let quiet = matches!(rule.quiet(), Some((mask, value)) if word & mask == value);
+    let end = if quiet && !own_space(word) { ";" } else { " ;" };
+    (spaced != (end == " ;")).then_some((body, end))
 }
 
 /// The word bits after which nvdisasm writes the `;` without a space before it, as (mask,
