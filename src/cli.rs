@@ -2062,6 +2062,24 @@ fn corpus_seed(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The learned reading that explains `resolve`'s findings in table words, or none: a missing
+/// file at the default path is silent (no reading learned yet); any other file that cannot be
+/// read or does not match the loaded tables is named on stderr with its error, and left out.
+fn explaining_reading(
+    path: &std::path::Path,
+    tables: &[sass_conform::spec::Table],
+) -> Option<ResolvedSet> {
+    let default = std::path::Path::new("resolved/tables.json");
+    match ResolvedSet::read(path, tables) {
+        Ok(set) => Some(set),
+        Err(_) if path == default && !path.exists() => None,
+        Err(e) => {
+            eprintln!("sass-conform: warning: {e}; findings are shown without it");
+            None
+        }
+    }
+}
+
 fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     use sass_conform::conform::resolve::bit_findings_read;
     use sass_conform::reading::flips::{Answers, read_bits};
@@ -2076,7 +2094,7 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     } else {
         let readings = read_bits(&codec, &answers);
         // The learned reading explains bits in table words, when resolved/tables.json matches.
-        let set = ResolvedSet::read(&a.resolved, &codec.tables).ok();
+        let set = explaining_reading(&a.resolved, &codec.tables);
         let mut findings =
             bit_findings_read(&codec, &readings, set.as_ref().map(|s| &s.tables[..]));
         findings.extend(sass_conform::conform::forms::form_findings(

@@ -131,6 +131,13 @@ fn malformed_input_names_file_and_line() {
     let bad = "TLD\n\nTexture Load\n\n6 variants on SM100 (B200)\n\nTLD\n\nP,R\n\ndistilled: x\n\nkey: K\n\n0\t1\tx\n0\t1\t1\n";
     let e = parse_table("bad.txt", bad).unwrap_err().to_string();
     assert_eq!(e, "bad.txt:15: header cell 3 is `x`, not a bit number 0-7");
+    // A mnemonic names the oracle file: one longer than a file name can be is refused here.
+    let long = format!("{}\n\nd\n\n1 variant on SM90 (x)\n", "A".repeat(300));
+    let e = parse_table("long.txt", &long).unwrap_err().to_string();
+    assert!(
+        e.starts_with("long.txt:1: expected a mnemonic, found `AAA"),
+        "{e}"
+    );
     let e = parse_table("t.txt", "TLD\nTexture\n6 variants on SM100\nTLD\nP\n").unwrap_err();
     assert!(
         e.to_string().starts_with("t.txt:4: expected a variant"),
@@ -167,4 +174,15 @@ fn a_modifier_row_cut_short_is_an_error() {
             full.len()
         )
     );
+}
+
+/// A table of one variant says so in the singular (`1 variant on SM90`, as `synth` writes it).
+#[test]
+fn one_variant_header_in_the_singular() {
+    let text = std::fs::read_to_string("synth/SM90/YIELD.txt").unwrap();
+    assert!(text.contains("\n1 variant on SM90 (synthesised)\n"));
+    let t = parse_table("synth/SM90/YIELD.txt", &text).unwrap();
+    assert_eq!(t.declared_variants, Some(1));
+    assert_eq!(t.variants.len(), 1);
+    assert_eq!(t.arch.map(|a| a.to_string()), Some("SM90".to_string()));
 }

@@ -1163,6 +1163,22 @@ mod tests {
             "{}",
             load_err(&copy)
         );
+        std::fs::write(
+            copy.join("sm80/A.tsv"),
+            "word\tarch\tstatus\ttext\n00000000000000000000000000000001\tSM80\tok\tNOP ;\n",
+        )
+        .unwrap();
+        // After an intended edit, `oracle manifest --update` finds the file under the new name
+        // and records its new row count; the record keeps the path its recorder wrote.
+        let mut w = crate::oracle::OracleWriter::open(&copy).unwrap();
+        assert_eq!(w.rehash(&[], None, "test").unwrap(), 1);
+        w.commit().unwrap();
+        let got = load_dir(&copy).unwrap();
+        assert_eq!(got[0].1.len(), 1);
+        assert_eq!(got[0].1[0].answer, Answer::Text("NOP ;".into()));
+        let m = Manifest::read(&copy.join("MANIFEST.json")).unwrap();
+        assert_eq!(m.files[0].path, "oracle/sm80/A.tsv");
+        assert_eq!(m.files[0].entries, 1);
     }
 
     #[test]

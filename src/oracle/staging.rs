@@ -148,6 +148,11 @@ impl OracleWriter {
         let mut records = Vec::new();
         for rec in &self.manifest.files {
             let file = self.dir.join(rec.rel_in(&name));
+            // A renamed or copied folder keeps the records its recorder wrote (`oracle/...`).
+            let file = match (file.exists(), rec.path.split_once('/')) {
+                (false, Some((_, rest))) if self.dir.join(rest).exists() => self.dir.join(rest),
+                _ => file,
+            };
             let fresh = FileRecord::for_file(&file, rec.path.clone(), rec.arch, "", "")?;
             records.push(FileRecord {
                 entries: fresh.entries,

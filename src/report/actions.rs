@@ -4,6 +4,7 @@
 //! where the project's decoding still disagrees with nvdisasm, each with one example word.
 
 use super::{FindingRow, Report};
+use crate::conform::rootcause::counted;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -76,9 +77,10 @@ pub fn actions_text(r: &Report, top: usize) -> String {
         let proven: usize = causes.iter().map(|c| c.count).sum();
         let _ = writeln!(
             o,
-            "{file} ({name}, {variants} variants): {proven} proven findings in {} kinds, {lint} \
-             static (lint)",
-            causes.len()
+            "{file} ({name}, {}): {} in {}, {lint} static (lint)",
+            counted(*variants, "variant"),
+            counted(proven, "proven finding"),
+            counted(causes.len(), "kind"),
         );
         for c in causes.iter().take(top) {
             let e = c.example;
@@ -213,7 +215,7 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[1],
-            "specs/sm80/LD.txt (SM80 LD, 1 variants): 3 proven findings in 2 kinds, 1 static (lint)"
+            "specs/sm80/LD.txt (SM80 LD, 1 variant): 3 proven findings in 2 kinds, 1 static (lint)"
         );
         assert_eq!(
             lines[2],

@@ -104,6 +104,17 @@ pub fn parse_table(file: &str, text: &str) -> Result<Table, SpecError> {
             .first()
             .map(|v| v.title.split('.').next().unwrap_or("").to_string())
             .unwrap_or_default();
+        if !is_mnemonic(&table.mnemonic) {
+            let first = table.variants.first().map_or(1, |v| v.line);
+            return Err(cur.err(
+                first,
+                format!(
+                    "expected a mnemonic (letters, digits, `_`, at most {MAX_MNEMONIC} bytes) \
+                     before the first `.` of the title, found `{}`",
+                    table.mnemonic
+                ),
+            ));
+        }
     }
     if let Some(n) = table.declared_variants
         && n != table.variants.len()
@@ -124,11 +135,23 @@ fn is_slot_line(t: &str) -> bool {
     t.starts_with("WRITE ") || t.starts_with("READ ")
 }
 
+/// Longest mnemonic a table may name, in bytes: it names the oracle file
+/// (`oracle/<arch>/<MNEMONIC>.tsv`), and nvdisasm's longest is some 12.
+pub const MAX_MNEMONIC: usize = 64;
+
+/// Whether `s` can be a mnemonic: 1 to [`MAX_MNEMONIC`] ASCII letters, digits and `_`
+/// (`TLD`, `UTMALDG`, `F2FP`).
+pub fn is_mnemonic(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_MNEMONIC
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
 /// Dialect A: mnemonic, description, `N variants on SMxx (NAME)`. Returns the line of the
 /// count.
 fn parse_file_header(cur: &mut Cursor, table: &mut Table) -> Result<usize, SpecError> {
     let m = cur.next("the mnemonic")?;
-    if m.text.contains(char::is_whitespace) || m.text.contains(',') {
+    if !is_mnemonic(m.text.trim()) {
         return Err(cur.err(m.no, format!("expected a mnemonic, found `{}`", m.text)));
     }
     table.mnemonic = m.text.trim().to_string();
@@ -137,7 +160,7 @@ fn parse_file_header(cur: &mut Cursor, table: &mut Table) -> Result<usize, SpecE
     let c = cur.next("the variant-count line")?;
     let words: Vec<&str> = c.text.split_whitespace().collect();
     match words.as_slice() {
-        [n, "variants", "on", arch, ..] => {
+        [n, "variants" | "variant", "on", arch, ..] => {
             table.declared_variants = Some(
                 n.parse()
                     .map_err(|_| cur.err(c.no, format!("`{n}` is not a variant count")))?,

@@ -791,7 +791,8 @@ fn assemble(
         let texts: Vec<write::VariantText> = vars.iter().map(|v| v.text.clone()).collect();
         let n_words: usize = vars.iter().map(|v| v.words.len()).sum();
         let description = format!(
-            "Synthesised by sass-conform synth from {n_words} words{} and nvdisasm's answers",
+            "Synthesised by sass-conform synth from {}{} and nvdisasm's answers",
+            crate::conform::rootcause::counted(n_words, "word"),
             sources_named(opts, &vars)
         );
         let text = write::table(&mn, &description, opts.arch, &texts);

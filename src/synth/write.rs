@@ -28,8 +28,13 @@ pub fn table(
     arch: crate::arch::Arch,
     variants: &[VariantText],
 ) -> String {
+    let noun = if variants.len() == 1 {
+        "variant"
+    } else {
+        "variants"
+    };
     let mut s = format!(
-        "{mnemonic}\n\n{description}\n\n{} variants on {arch} (synthesised)\n\n",
+        "{mnemonic}\n\n{description}\n\n{} {noun} on {arch} (synthesised)\n\n",
         variants.len()
     );
     for v in variants {
