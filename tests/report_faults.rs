@@ -297,3 +297,39 @@ fn report_md_escapes_fuzz_target_names_and_baseline_keys() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A table that does not load is named in report.md and report.html (the figures are without
+/// it), and the command exits 1.
+#[test]
+fn a_skipped_table_is_named_in_the_report() {
+    let d = scratch("skipped");
+    let oracle = small_oracle(&d);
+    let specs = d.join("specs");
+    std::fs::create_dir_all(specs.join("sm100")).unwrap();
+    std::fs::copy("specs/sm100/TLD.txt", specs.join("sm100/TLD.txt")).unwrap();
+    std::fs::write(specs.join("sm100/BAD.txt"), "two words\n").unwrap();
+    let out = d.join("out");
+    let o = report(
+        &d,
+        &out,
+        &[
+            "--oracle",
+            oracle.to_str().unwrap(),
+            "--specs",
+            specs.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("**1 table skipped** (not read; every figure below is without it):\n\n- "),
+        "{md}"
+    );
+    assert!(
+        md.contains("BAD.txt:1: expected a mnemonic, found \\`two words\\`"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<section id=\"skipped\">"), "{html}");
+    assert!(html.contains("BAD.txt:1: expected a mnemonic, found `two words`"));
+}

@@ -211,6 +211,17 @@ pub fn page(r: &Report) -> String {
             r.inputs.nvdisasm_versions.join(", ")
         })
     );
+    if !r.inputs.skipped_tables.is_empty() {
+        let _ = write!(
+            o,
+            "<section id=\"skipped\"><h2>Tables skipped (not read; no figure below counts \
+             them)</h2><ul>"
+        );
+        for why in &r.inputs.skipped_tables {
+            let _ = write!(o, "<li><code>{}</code></li>", esc(why));
+        }
+        let _ = writeln!(o, "</ul></section>");
+    }
     if let Some(text) = &r.campaign {
         let _ = write!(
             o,

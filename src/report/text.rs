@@ -151,6 +151,22 @@ pub fn markdown(r: &Report) -> String {
             md_text(&r.inputs.nvdisasm_versions.join(", "))
         }
     );
+    if !r.inputs.skipped_tables.is_empty() {
+        let _ = writeln!(
+            o,
+            "**{} skipped** (not read; every figure below is without {}):\n",
+            counted(r.inputs.skipped_tables.len(), "table"),
+            if r.inputs.skipped_tables.len() == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        );
+        for why in &r.inputs.skipped_tables {
+            let _ = writeln!(o, "- {}", md_text(why));
+        }
+        o.push('\n');
+    }
     if let Some(text) = &r.campaign {
         let _ = writeln!(
             o,
