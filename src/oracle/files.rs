@@ -1176,7 +1176,7 @@ mod tests {
         let got = load_dir(&copy).unwrap();
         assert_eq!(got[0].1.len(), 1);
         assert_eq!(got[0].1[0].answer, Answer::Text("NOP ;".into()));
-        let m = Manifest::read(&copy.join("MANIFEST.json")).unwrap();
+        let m = Manifest::read(copy.join("MANIFEST.json")).unwrap();
         assert_eq!(m.files[0].path, "oracle/sm80/A.tsv");
         assert_eq!(m.files[0].entries, 1);
     }
