@@ -191,6 +191,8 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         combos(Split::Check, (a.per_variant / 2).max(1))?;
     }
     step("figures (diff)");
+    // From here on nothing is recorded: a signal ends the process at once.
+    let _at_once = oracle::interrupt::AtOnce::enter();
     // Every disagreeing word, beside the reading: the evidence behind each figure.
     let words = ws.resolved.with_file_name("disagreements.csv");
     diff_cmd(&DiffArgs {
@@ -307,6 +309,7 @@ fn resolve_write(ws: &Workspace) -> Result<()> {
         );
         return Ok(());
     }
+    let _at_once = oracle::interrupt::AtOnce::enter();
     resolve_cmd(&ResolveArgs {
         paths: vec![ws.specs.clone()],
         arch: None,
