@@ -4388,6 +4388,23 @@ fn commonest_per_key<T: Copy + Eq>(sorted: &[(u128, T)]) -> impl Iterator<Item =
     })
 }
 
+/// [`commonest_per_key`] of sorted (key, rank) pairs packed in 64 bits, the key above the
+/// `rank_bits` low bits: per key, the packed pair most of its pairs are (the first of the
+/// longest run, so ties go to the least rank), with the key unpacked.
+fn commonest_packed(sorted: &[u64], rank_bits: u32) -> impl Iterator<Item = (u64, u64)> + '_ {
+    sorted
+        .chunk_by(move |a, b| a >> rank_bits == b >> rank_bits)
+        .map(move |same_key| {
+            let mut best = (same_key[0], 0usize);
+            for same in same_key.chunk_by(|a, b| a == b) {
+                if same.len() > best.1 {
+                    best = (same[0], same.len());
+                }
+            }
+            (best.0 >> rank_bits, best.0)
+        })
+}
+
 /// A slot's (word, text) pairs with each text by its rank among the distinct texts in string
 /// order, for value tables of many masks over the same answers ([`RankedTexts::table`]).
 struct RankedTexts<'t> {
@@ -4395,6 +4412,8 @@ struct RankedTexts<'t> {
     texts: Vec<&'t str>,
     /// A buffer for the (key, rank) pairs of a table.
     pairs: Vec<(u128, u32)>,
+    /// A buffer for the same pairs packed in 64 bits (the key above the rank's bits).
+    packed: Vec<u64>,
 }
 
 impl<'t> RankedTexts<'t> {
@@ -4411,6 +4430,7 @@ impl<'t> RankedTexts<'t> {
             rows: texts.iter().map(|&(w, t)| (w, rank[t])).collect(),
             texts: distinct,
             pairs: Vec::new(),
+            packed: Vec::new(),
         }
     }
 
@@ -4418,6 +4438,23 @@ impl<'t> RankedTexts<'t> {
     /// do, so each value's text (the commonest, ties to the least) is the same.
     fn table(&mut self, mask: u128) -> BTreeMap<u128, &'t str> {
         let px = Pext::new(mask);
+        // Where a key and a rank fit in 64 bits together, the pairs are sorted packed so
+        // (the order of (key, rank) pairs, sorted faster).
+        let rank_bits = u32::BITS - (self.texts.len() as u32).leading_zeros();
+        if mask.count_ones() + rank_bits <= u64::BITS {
+            let packed = &mut self.packed;
+            packed.clear();
+            packed.extend(
+                self.rows
+                    .iter()
+                    .map(|&(w, r)| (px.of(w) as u64) << rank_bits | u64::from(r)),
+            );
+            packed.sort_unstable();
+            let low = (1u64 << rank_bits) - 1;
+            return commonest_packed(packed, rank_bits)
+                .map(|(k, r)| (u128::from(k), self.texts[(r & low) as usize]))
+                .collect();
+        }
         self.pairs.clear();
         self.pairs
             .extend(self.rows.iter().map(|&(w, r)| (px.of(w), r)));
@@ -9499,15 +9536,23 @@ fn nearby_affixes(list: &[(Key, bool, String, String)]) -> (Key, KeyedAffixes) {
 /// pairs in string order: [`nearby_groups`] counts and compares ranks where it compared the
 /// strings (the order, and so every tie-break, is the same).
 fn affix_ranks(list: &[(Key, bool, String, String)]) -> Vec<u32> {
-    let mut pairs: Vec<(&str, &str)> = list.iter().map(|e| (e.2.as_str(), e.3.as_str())).collect();
-    pairs.sort_unstable();
-    pairs.dedup();
-    list.iter()
+    // Each entry's pair numbered on first sight (a list holds few distinct pairs), then the
+    // distinct pairs sorted: a pair's rank is its place among them.
+    let mut first: HashMap<(&str, &str), u32> = HashMap::default();
+    let seen: Vec<u32> = list
+        .iter()
         .map(|e| {
-            let at = pairs.binary_search(&(e.2.as_str(), e.3.as_str()));
-            at.unwrap_or_default() as u32
+            let next = first.len() as u32;
+            *first.entry((e.2.as_str(), e.3.as_str())).or_insert(next)
         })
-        .collect()
+        .collect();
+    let mut pairs: Vec<((&str, &str), u32)> = first.into_iter().collect();
+    pairs.sort_unstable();
+    let mut rank = vec![0u32; pairs.len()];
+    for (r, (_, id)) in pairs.iter().enumerate() {
+        rank[*id as usize] = r as u32;
+    }
+    seen.into_iter().map(|id| rank[id as usize]).collect()
 }
 
 /// A group of [`nearby_groups`]: its key (the cleared bits at 0), its sign, and the index in
