@@ -707,23 +707,41 @@ fn miss_group(
 ) -> Option<u128> {
     let total = missed.iter().filter(|&&m| m).count();
     let mut best: Option<(usize, u128)> = None;
+    // Per value of a group, (answers missed, answers): in an array by value where the group
+    // is narrow (most are), else in a map.
+    let mut by_value: Vec<(usize, usize)> = Vec::new();
     for &g in cands {
-        let mut per: HashMap<u128, (usize, usize)> = HashMap::default();
-        for (&(w, t), &m) in samples.iter().zip(missed) {
-            if t.is_empty() {
-                continue;
+        let per: Vec<(usize, usize)> = if g.count_ones() <= MISS_ARRAY_BITS {
+            by_value.clear();
+            by_value.resize(1 << g.count_ones(), (0, 0));
+            let px = Pext::new(g);
+            for (&(w, t), &m) in samples.iter().zip(missed) {
+                if !t.is_empty() {
+                    let e = &mut by_value[px.of(w) as usize];
+                    e.0 += usize::from(m);
+                    e.1 += 1;
+                }
             }
-            let e = per.entry(pext(w, g)).or_default();
-            e.0 += usize::from(m);
-            e.1 += 1;
-        }
+            by_value.iter().copied().filter(|&(_, n)| n > 0).collect()
+        } else {
+            let mut per: HashMap<u128, (usize, usize)> = HashMap::default();
+            for (&(w, t), &m) in samples.iter().zip(missed) {
+                if t.is_empty() {
+                    continue;
+                }
+                let e = per.entry(pext(w, g)).or_default();
+                e.0 += usize::from(m);
+                e.1 += 1;
+            }
+            per.into_values().collect()
+        };
         // A value where every answer is missed and that holds every answer explains nothing.
         if per.len() < 2 {
             continue;
         }
-        let answers: usize = per.values().map(|&(_, n)| n).sum();
+        let answers: usize = per.iter().map(|&(_, n)| n).sum();
         let (gathered, held) = per
-            .values()
+            .iter()
             .filter(|&&(m, n)| den * m * answers >= num * total * n)
             .fold((0, 0), |(m0, n0), &(m, n)| (m0 + m, n0 + n));
         // Misses spread over most answers are no form's.
@@ -737,6 +755,9 @@ fn miss_group(
     best.filter(|&(g, _)| 2 * g >= total && g > 0)
         .map(|(_, g)| g)
 }
+
+/// Most bits of a group whose values [`miss_group`] counts in an array (wider ones in a map).
+const MISS_ARRAY_BITS: u32 = 12;
 
 /// The groups [`miss_group`] weighs: each candidate group of at most [`MAX_FORM_BITS`] bits
 /// outside `fixed_mask`, and in a wider one of at most [`MAX_SPLIT_FIELD_BITS`] bits each bit
@@ -1738,39 +1759,28 @@ fn pick_base<'a>(
             }
         }
     }
-    // No group holds a difference wider than the widest group: those are left out before
-    // sorting (most combination words).
-    let widest = groups.iter().map(|g| g.count_ones()).max().unwrap_or(0);
     order
         .iter()
         .enumerate()
         .max_by_key(|(i, (b, _))| {
-            // The answers' differences from `b`, fewest bits first: a group holds only
-            // differences with no more bits than it has.
-            let mut diffs: Vec<(u32, u128)> = samples
-                .iter()
-                .map(|(w, _)| (w ^ b) & !fixed_mask)
-                .filter(|&d| d != 0)
-                .map(|d| (d.count_ones(), d))
-                .filter(|&(bits, _)| bits <= widest)
-                .collect();
-            diffs.sort_unstable();
-            diffs.dedup();
             // Per group, how many of its values an answer shows alone (at most
             // BASE_VALUES_COUNTED): a base the sweeps went around shows a guard's `PT`, a
-            // register's `RZ`, where a base only single-bit flips reach shows neither.
-            let values: Vec<usize> = groups
-                .iter()
-                .map(|&g| {
-                    let width = g.count_ones();
-                    diffs
-                        .iter()
-                        .take_while(|(bits, _)| *bits <= width)
-                        .filter(|(_, d)| d & !g == 0)
-                        .take(BASE_VALUES_COUNTED)
-                        .count()
-                })
-                .collect();
+            // register's `RZ`, where a base only single-bit flips reach shows neither. A value
+            // shown alone is a distinct difference from `b` (outside the fixed bits) within
+            // the group's bits; a group stops counting at BASE_VALUES_COUNTED.
+            let mut shown: Vec<Vec<u128>> = vec![Vec::new(); groups.len()];
+            for (w, _) in samples {
+                let d = (w ^ b) & !fixed_mask;
+                if d == 0 {
+                    continue;
+                }
+                for (&g, seen) in groups.iter().zip(shown.iter_mut()) {
+                    if d & !g == 0 && seen.len() < BASE_VALUES_COUNTED && !seen.contains(&d) {
+                        seen.push(d);
+                    }
+                }
+            }
+            let values: Vec<usize> = shown.iter().map(Vec::len).collect();
             let seen = values.iter().filter(|&&n| n > 0).count();
             let richness: usize = match pick {
                 BasePick::MostSwept => values.iter().sum(),
@@ -4388,6 +4398,23 @@ fn commonest_per_key<T: Copy + Eq>(sorted: &[(u128, T)]) -> impl Iterator<Item =
     })
 }
 
+/// [`commonest_per_key`] of sorted (key, rank) pairs packed in 64 bits, the key above the
+/// `rank_bits` low bits: per key, the packed pair most of its pairs are (the first of the
+/// longest run, so ties go to the least rank), with the key unpacked.
+fn commonest_packed(sorted: &[u64], rank_bits: u32) -> impl Iterator<Item = (u64, u64)> + '_ {
+    sorted
+        .chunk_by(move |a, b| a >> rank_bits == b >> rank_bits)
+        .map(move |same_key| {
+            let mut best = (same_key[0], 0usize);
+            for same in same_key.chunk_by(|a, b| a == b) {
+                if same.len() > best.1 {
+                    best = (same[0], same.len());
+                }
+            }
+            (best.0 >> rank_bits, best.0)
+        })
+}
+
 /// A slot's (word, text) pairs with each text by its rank among the distinct texts in string
 /// order, for value tables of many masks over the same answers ([`RankedTexts::table`]).
 struct RankedTexts<'t> {
@@ -4395,6 +4422,8 @@ struct RankedTexts<'t> {
     texts: Vec<&'t str>,
     /// A buffer for the (key, rank) pairs of a table.
     pairs: Vec<(u128, u32)>,
+    /// A buffer for the same pairs packed in 64 bits (the key above the rank's bits).
+    packed: Vec<u64>,
 }
 
 impl<'t> RankedTexts<'t> {
@@ -4411,6 +4440,7 @@ impl<'t> RankedTexts<'t> {
             rows: texts.iter().map(|&(w, t)| (w, rank[t])).collect(),
             texts: distinct,
             pairs: Vec::new(),
+            packed: Vec::new(),
         }
     }
 
@@ -4418,6 +4448,23 @@ impl<'t> RankedTexts<'t> {
     /// do, so each value's text (the commonest, ties to the least) is the same.
     fn table(&mut self, mask: u128) -> BTreeMap<u128, &'t str> {
         let px = Pext::new(mask);
+        // Where a key and a rank fit in 64 bits together, the pairs are sorted packed so
+        // (the order of (key, rank) pairs, sorted faster).
+        let rank_bits = u32::BITS - (self.texts.len() as u32).leading_zeros();
+        if mask.count_ones() + rank_bits <= u64::BITS {
+            let packed = &mut self.packed;
+            packed.clear();
+            packed.extend(
+                self.rows
+                    .iter()
+                    .map(|&(w, r)| (px.of(w) as u64) << rank_bits | u64::from(r)),
+            );
+            packed.sort_unstable();
+            let low = (1u64 << rank_bits) - 1;
+            return commonest_packed(packed, rank_bits)
+                .map(|(k, r)| (u128::from(k), self.texts[(r & low) as usize]))
+                .collect();
+        }
         self.pairs.clear();
         self.pairs
             .extend(self.rows.iter().map(|&(w, r)| (px.of(w), r)));
@@ -5444,22 +5491,28 @@ fn fit_number(
 /// The bits of `mask` whose flip never changes the text wherever `table` (packed key ->
 /// text) holds a key with the bit clear and with it set (at least one such pair per bit).
 fn unread_bits(mask: u128, table: &BTreeMap<u128, &str>) -> u128 {
-    // The keys in order, looked up by halves (no tree walked per lookup).
+    // The keys in order: the keys with the bit clear, in order, have their partners (the bit
+    // set) in order too, so one walk of the rows finds every partner (no search per key).
     let rows: Vec<(u128, &str)> = table.iter().map(|(&k, &t)| (k, t)).collect();
-    let get = |k: u128| {
-        rows.binary_search_by_key(&k, |r| r.0)
-            .ok()
-            .map(|i| rows[i].1)
-    };
     let mut out = 0;
     for (i, bit) in bits_of(mask).enumerate() {
         let b = 1u128 << i;
-        let mut pairs = rows
-            .iter()
-            .filter(|&(k, _)| k & b == 0)
-            .filter_map(|(k, t)| get(k | b).map(|u| u == *t))
-            .peekable();
-        if pairs.peek().is_some() && pairs.all(|same| same) {
+        let (mut paired, mut same) = (false, true);
+        let mut at = 0;
+        for &(k, t) in rows.iter().filter(|&(k, _)| k & b == 0) {
+            let partner = k | b;
+            while at < rows.len() && rows[at].0 < partner {
+                at += 1;
+            }
+            if at < rows.len() && rows[at].0 == partner {
+                paired = true;
+                if rows[at].1 != t {
+                    same = false;
+                    break;
+                }
+            }
+        }
+        if paired && same {
             out |= bit;
         }
     }
@@ -9499,15 +9552,23 @@ fn nearby_affixes(list: &[(Key, bool, String, String)]) -> (Key, KeyedAffixes) {
 /// pairs in string order: [`nearby_groups`] counts and compares ranks where it compared the
 /// strings (the order, and so every tie-break, is the same).
 fn affix_ranks(list: &[(Key, bool, String, String)]) -> Vec<u32> {
-    let mut pairs: Vec<(&str, &str)> = list.iter().map(|e| (e.2.as_str(), e.3.as_str())).collect();
-    pairs.sort_unstable();
-    pairs.dedup();
-    list.iter()
+    // Each entry's pair numbered on first sight (a list holds few distinct pairs), then the
+    // distinct pairs sorted: a pair's rank is its place among them.
+    let mut first: HashMap<(&str, &str), u32> = HashMap::default();
+    let seen: Vec<u32> = list
+        .iter()
         .map(|e| {
-            let at = pairs.binary_search(&(e.2.as_str(), e.3.as_str()));
-            at.unwrap_or_default() as u32
+            let next = first.len() as u32;
+            *first.entry((e.2.as_str(), e.3.as_str())).or_insert(next)
         })
-        .collect()
+        .collect();
+    let mut pairs: Vec<((&str, &str), u32)> = first.into_iter().collect();
+    pairs.sort_unstable();
+    let mut rank = vec![0u32; pairs.len()];
+    for (r, (_, id)) in pairs.iter().enumerate() {
+        rank[*id as usize] = r as u32;
+    }
+    seen.into_iter().map(|id| rank[id as usize]).collect()
 }
 
 /// A group of [`nearby_groups`]: its key (the cleared bits at 0), its sign, and the index in

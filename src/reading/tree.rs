@@ -66,6 +66,9 @@ pub const MAX_RUN_WIDTH: u8 = 8;
 /// Narrowest run a [`Tree::Ones`] node tests (a predicate field).
 pub const MIN_RUN_WIDTH: u8 = 3;
 
+// [`best_run`] counts runs from two bits up.
+const _: () = assert!(MIN_RUN_WIDTH >= 2 && MIN_RUN_WIDTH <= MAX_RUN_WIDTH);
+
 /// Most bits a [`Tree::Field`] node tests: runs of 2..=4 adjacent bits, and any two bits.
 pub const MAX_FIELD_WIDTH: usize = 4;
 
@@ -438,15 +441,17 @@ fn best_bit(
     h: f64,
 ) -> Option<(f64, u8)> {
     let n = idx.len() as u32;
+    let k = counts.len();
+    // Every bit's per-class counts in one pass over the samples, each sample counted at the
+    // bits it sets (the counts a pass per bit gave).
+    let mut ones = vec![0u32; 128 * k];
+    for &i in idx {
+        let (w, c) = samples[i];
+        for_each_one(w, |b| ones[b * k + c as usize] += 1);
+    }
     let mut best: Option<(f64, u8)> = None;
-    for bit in 0..128u8 {
-        let mut c1 = vec![0u32; counts.len()];
-        for &i in idx.iter() {
-            if samples[i].0 >> bit & 1 == 1 {
-                c1[samples[i].1 as usize] += 1;
-            }
-        }
-        let Some(gain) = split_gain(x, counts, &c1, n, h) else {
+    for (bit, c1) in (0..128u8).zip(ones.chunks_exact(k)) {
+        let Some(gain) = split_gain(x, counts, c1, n, h) else {
             continue;
         };
         if best.is_none_or(|(g, _)| gain > g + 1e-12) {
@@ -454,6 +459,14 @@ fn best_bit(
         }
     }
     best.filter(|(g, _)| *g > 1e-9)
+}
+
+/// Calls `f` with the place of each bit `w` sets, lowest first.
+fn for_each_one(mut w: u128, mut f: impl FnMut(usize)) {
+    while w != 0 {
+        f(w.trailing_zeros() as usize);
+        w &= w - 1;
+    }
 }
 
 /// The field test of highest gain above zero: over every run of 2..=[`MAX_FIELD_WIDTH`]
@@ -522,16 +535,29 @@ fn best_run(
     h: f64,
 ) -> Option<(f64, Test)> {
     let n = idx.len() as u32;
+    let k = counts.len();
+    // Per (width, lowest bit), the per-class counts of the samples whose run there is all
+    // ones, in one pass over the samples: a word's runs of `width` ones start at the bits of
+    // the word ANDed with itself shifted down by 1..width (the counts a pass per run gave).
+    let widths = usize::from(MAX_RUN_WIDTH - MIN_RUN_WIDTH) + 1;
+    let mut ones = vec![0u32; widths * 128 * k];
+    for &i in idx {
+        let (w, c) = samples[i];
+        let mut starts = w;
+        for shift in 1..MAX_RUN_WIDTH {
+            starts &= w >> shift;
+            if shift + 1 >= MIN_RUN_WIDTH {
+                let at = usize::from(shift + 1 - MIN_RUN_WIDTH) * 128;
+                for_each_one(starts, |lo| ones[(at + lo) * k + c as usize] += 1);
+            }
+        }
+    }
     let mut best: Option<(f64, Test)> = None;
     for width in (MIN_RUN_WIDTH..=MAX_RUN_WIDTH).rev() {
         for lo in 0..=(128 - width) {
-            let mut c1 = vec![0u32; counts.len()];
-            for &i in idx {
-                if all_ones(samples[i].0, lo, width) {
-                    c1[samples[i].1 as usize] += 1;
-                }
-            }
-            let Some(gain) = split_gain(x, counts, &c1, n, h) else {
+            let at = (usize::from(width - MIN_RUN_WIDTH) * 128 + usize::from(lo)) * k;
+            let c1 = &ones[at..at + k];
+            let Some(gain) = split_gain(x, counts, c1, n, h) else {
                 continue;
             };
             if best.as_ref().is_none_or(|(g, _)| gain > g + 1e-12) {

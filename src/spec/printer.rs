@@ -657,14 +657,15 @@ impl NumberRule {
         if self.float {
             return self.print_float(word, slot_mask, out);
         }
-        let n = self.value(word);
+        // The rule's bits packed once: the number and its name both read them.
+        let bits = Key(pext(word, self.mask));
+        let n = self.value_of_bits(bits.0);
         let other = Key(pext(word, slot_mask & !self.mask & !self.unread));
         let neg = n < 0;
         let Some((pre, suf)) = self.affixes_of(other, neg) else {
             return false;
         };
         out.push_str(pre);
-        let bits = Key(pext(word, self.mask));
         match self.names.binary_search_by_key(&bits, |(k, _)| *k) {
             Ok(i) => out.push_str(&self.names[i].1),
             Err(_) => push_number(out, n, self.hex),
