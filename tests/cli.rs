@@ -607,7 +607,7 @@ fn a_bad_table_is_named_and_the_others_are_read() {
     assert!(out.ends_with("total\t5 tables\t143 variants\n"), "{out}");
     assert!(
         err.contains("warning: table skipped (the others are read): ")
-            && err.contains("BAD.txt:1: expected a mnemonic, found `garbage line garbage"),
+            && err.contains("BAD.txt:1: expected a mnemonic (letters, digits, `_`, at most 64 bytes), found `garbage line garbage"),
         "{err}"
     );
     assert!(err.contains(" more bytes not shown)\n"), "{err}");
@@ -693,6 +693,22 @@ fn links_fifos_and_a_missing_oracle_are_named() {
     ]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("typo:0: no such oracle folder"), "{err}");
+    assert!(!out_dir.exists());
+    // An empty oracle folder is an error too, as in `diff` (it wrote a report of no words).
+    let empty = d.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (code, _, err) = run_code(&[
+        "report",
+        "--oracle",
+        empty.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("empty:0: no oracle entries (*.tsv) in this folder"),
+        "{err}"
+    );
     assert!(!out_dir.exists());
 }
 

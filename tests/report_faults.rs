@@ -326,10 +326,13 @@ fn a_skipped_table_is_named_in_the_report() {
         "{md}"
     );
     assert!(
-        md.contains("BAD.txt:1: expected a mnemonic, found \\`two words\\`"),
+        md.contains("BAD.txt:1: expected a mnemonic \\(letters")
+            && md.contains("found \\`two words\\`"),
         "{md}"
     );
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("<section id=\"skipped\">"), "{html}");
-    assert!(html.contains("BAD.txt:1: expected a mnemonic, found `two words`"));
+    assert!(html.contains(
+        "BAD.txt:1: expected a mnemonic (letters, digits, `_`, at most 64 bytes), found `two words`"
+    ));
 }

@@ -135,7 +135,9 @@ fn malformed_input_names_file_and_line() {
     let long = format!("{}\n\nd\n\n1 variant on SM90 (x)\n", "A".repeat(300));
     let e = parse_table("long.txt", &long).unwrap_err().to_string();
     assert!(
-        e.starts_with("long.txt:1: expected a mnemonic, found `AAA"),
+        e.starts_with(
+            "long.txt:1: expected a mnemonic (letters, digits, `_`, at most 64 bytes), found `AAA"
+        ),
         "{e}"
     );
     let e = parse_table("t.txt", "TLD\nTexture\n6 variants on SM100\nTLD\nP\n").unwrap_err();

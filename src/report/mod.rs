@@ -576,7 +576,9 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
         }
         // Answers for other archs (oracle/arch-infer/) are not evidence about these tables.
         let mut files = Vec::new();
+        let mut listed = 0;
         for (p, e) in oracle::load_dir(dir)? {
+            listed += e.len();
             if !oracle::is_evidence_file(&p) {
                 continue;
             }
@@ -585,6 +587,18 @@ pub fn build(opts: &Options) -> Result<Report, ReportError> {
             }
         }
         let n: usize = files.iter().map(|(_, e)| e.len()).sum();
+        // An empty folder is an error, as in `diff`: a report of no words said nothing. (A
+        // folder inside another one named, read already, is not empty.)
+        if listed == 0 {
+            return Err(oracle::OracleError::BadFile {
+                path: dir.clone(),
+                line: 0,
+                message: "no oracle entries (*.tsv) in this folder (record some with \
+                          `sass-conform oracle record`)"
+                    .into(),
+            }
+            .into());
+        }
         inputs.oracle.push(OracleInput {
             dir: dir.display().to_string(),
             files: files.len(),

@@ -152,7 +152,14 @@ pub fn is_mnemonic(s: &str) -> bool {
 fn parse_file_header(cur: &mut Cursor, table: &mut Table) -> Result<usize, SpecError> {
     let m = cur.next("the mnemonic")?;
     if !is_mnemonic(m.text.trim()) {
-        return Err(cur.err(m.no, format!("expected a mnemonic, found `{}`", m.text)));
+        return Err(cur.err(
+            m.no,
+            format!(
+                "expected a mnemonic (letters, digits, `_`, at most {MAX_MNEMONIC} bytes), \
+                 found `{}`",
+                m.text
+            ),
+        ));
     }
     table.mnemonic = m.text.trim().to_string();
     let d = cur.next("the description")?;
