@@ -1759,6 +1759,17 @@ fn pick_base<'a>(
             }
         }
     }
+    // No group holds a difference wider than the widest group; per bit, the groups that
+    // hold it.
+    let widest = groups.iter().map(|g| g.count_ones()).max().unwrap_or(0);
+    let mut holding: Vec<Vec<usize>> = vec![Vec::new(); 128];
+    for (i, &g) in groups.iter().enumerate() {
+        for (b, held) in holding.iter_mut().enumerate() {
+            if g >> b & 1 == 1 {
+                held.push(i);
+            }
+        }
+    }
     order
         .iter()
         .enumerate()
@@ -1771,11 +1782,14 @@ fn pick_base<'a>(
             let mut shown: Vec<Vec<u128>> = vec![Vec::new(); groups.len()];
             for (w, _) in samples {
                 let d = (w ^ b) & !fixed_mask;
-                if d == 0 {
+                if d == 0 || d.count_ones() > widest {
                     continue;
                 }
-                for (&g, seen) in groups.iter().zip(shown.iter_mut()) {
-                    if d & !g == 0 && seen.len() < BASE_VALUES_COUNTED && !seen.contains(&d) {
+                // Only a group holding the difference's lowest bit can hold the difference.
+                for &i in &holding[d.trailing_zeros() as usize] {
+                    let seen = &mut shown[i];
+                    if d & !groups[i] == 0 && seen.len() < BASE_VALUES_COUNTED && !seen.contains(&d)
+                    {
                         seen.push(d);
                     }
                 }
