@@ -377,7 +377,8 @@ struct ResolveArgs {
     #[arg(long)]
     patch: bool,
     /// The learned reading (written by `resolve --write`) that explains the findings in table
-    /// words; left out when the file is missing or does not match the tables.
+    /// words; left out when the file is missing or does not match the tables (a warning), an
+    /// error when it is not a resolved file.
     #[arg(long, default_value = "resolved/tables.json")]
     resolved: PathBuf,
     /// Print nothing but the summary line of `--write` (set by `learn`).
@@ -2063,20 +2064,23 @@ fn corpus_seed(
 }
 
 /// The learned reading that explains `resolve`'s findings in table words, or none: a missing
-/// file at the default path is silent (no reading learned yet); any other file that cannot be
-/// read or does not match the loaded tables is named on stderr with its error, and left out.
+/// file at the default path is silent (no reading learned yet), a reading for other tables
+/// (stale: the tables changed since) is named on stderr and left out. Errors: any other file
+/// that cannot be read, or is not a resolved file (garbage, damaged indices), as in `decode`.
 fn explaining_reading(
     path: &std::path::Path,
     tables: &[sass_conform::spec::Table],
-) -> Option<ResolvedSet> {
+) -> Result<Option<ResolvedSet>> {
+    use sass_conform::reading::resolved::ResolvedError;
     let default = std::path::Path::new("resolved/tables.json");
     match ResolvedSet::read(path, tables) {
-        Ok(set) => Some(set),
-        Err(_) if path == default && !path.exists() => None,
-        Err(e) => {
+        Ok(set) => Ok(Some(set)),
+        Err(_) if path == default && !path.exists() => Ok(None),
+        Err(e @ ResolvedError::Stale { .. }) => {
             eprintln!("sass-conform: warning: {e}; findings are shown without it");
-            None
+            Ok(None)
         }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -2092,9 +2096,9 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
     let (findings, causes) = if a.quiet && !a.patch {
         (Vec::new(), Vec::new())
     } else {
-        let readings = read_bits(&codec, &answers);
         // The learned reading explains bits in table words, when resolved/tables.json matches.
-        let set = explaining_reading(&a.resolved, &codec.tables);
+        let set = explaining_reading(&a.resolved, &codec.tables)?;
+        let readings = read_bits(&codec, &answers);
         let mut findings =
             bit_findings_read(&codec, &readings, set.as_ref().map(|s| &s.tables[..]));
         findings.extend(sass_conform::conform::forms::form_findings(

@@ -740,3 +740,20 @@ fn diff_names_check_words_no_table_reads() {
         "{out}"
     );
 }
+
+/// `resolve --resolved` naming a file that is not a resolved file is an error, as in `decode`
+/// (it was left out silently).
+#[test]
+fn resolve_refuses_a_resolved_file_that_is_garbage() {
+    let d = tempfile::tempdir().unwrap();
+    let bad = d.path().join("bad.json");
+    std::fs::write(&bad, "garbage\n").unwrap();
+    let (code, out, err) =
+        run_code(&["resolve", "specs/sm90", "--resolved", bad.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(out, "");
+    assert!(
+        err.contains("bad.json:1: expected value at line 1 column 1"),
+        "{err}"
+    );
+}
