@@ -2064,7 +2064,8 @@ fn corpus_seed(
 }
 
 /// The learned reading that explains `resolve`'s findings in table words, or none: a missing
-/// file at the default path is silent (no reading learned yet), a reading for other tables
+/// file is silent (no reading learned yet; `--resolved /nonexistent` asks for the findings
+/// without one), a reading for other tables
 /// (stale: the tables changed since) is named on stderr and left out. Errors: any other file
 /// that cannot be read, or is not a resolved file (garbage, damaged indices), as in `decode`.
 fn explaining_reading(
@@ -2072,10 +2073,11 @@ fn explaining_reading(
     tables: &[sass_conform::spec::Table],
 ) -> Result<Option<ResolvedSet>> {
     use sass_conform::reading::resolved::ResolvedError;
-    let default = std::path::Path::new("resolved/tables.json");
     match ResolvedSet::read(path, tables) {
         Ok(set) => Ok(Some(set)),
-        Err(_) if path == default && !path.exists() => Ok(None),
+        Err(ResolvedError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
         Err(e @ ResolvedError::Stale { .. }) => {
             eprintln!("sass-conform: warning: {e}; findings are shown without it");
             Ok(None)
