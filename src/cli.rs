@@ -2065,9 +2065,9 @@ fn corpus_seed(
 
 /// The learned reading that explains `resolve`'s findings in table words, or none: a missing
 /// file is silent (no reading learned yet; `--resolved /nonexistent` asks for the findings
-/// without one), a reading for other tables
-/// (stale: the tables changed since) is named on stderr and left out. Errors: any other file
-/// that cannot be read, or is not a resolved file (garbage, damaged indices), as in `decode`.
+/// without one), a reading for other tables (stale: the tables changed since) is named on
+/// stderr and left out. Errors: any other file that cannot be read, or is not a resolved file
+/// (garbage, damaged indices), as in `decode`.
 fn explaining_reading(
     path: &std::path::Path,
     tables: &[sass_conform::spec::Table],

@@ -414,14 +414,11 @@ pub fn parse_html(file: &str, text: &str) -> Result<Table, SpecError> {
         .next()
         .unwrap_or("")
         .to_string();
-    if !super::parse::is_mnemonic(&table.mnemonic) {
+    if let Err(message) = super::parse::check_mnemonic(&table.mnemonic, super::parse::IN_TITLE) {
         return Err(SpecError::Syntax {
             file: file.to_string(),
             line: table.variants[0].line,
-            message: format!(
-                "expected a mnemonic before the title's first `.`, found `{}`",
-                table.mnemonic
-            ),
+            message,
         });
     }
     super::model::distinct_keys(&mut table);

@@ -104,16 +104,9 @@ pub fn parse_table(file: &str, text: &str) -> Result<Table, SpecError> {
             .first()
             .map(|v| v.title.split('.').next().unwrap_or("").to_string())
             .unwrap_or_default();
-        if !is_mnemonic(&table.mnemonic) {
+        if let Err(m) = check_mnemonic(&table.mnemonic, IN_TITLE) {
             let first = table.variants.first().map_or(1, |v| v.line);
-            return Err(cur.err(
-                first,
-                format!(
-                    "expected a mnemonic (letters, digits, `_`, at most {MAX_MNEMONIC} bytes) \
-                     before the first `.` of the title, found `{}`",
-                    table.mnemonic
-                ),
-            ));
+            return Err(cur.err(first, m));
         }
     }
     if let Some(n) = table.declared_variants
@@ -147,19 +140,27 @@ pub fn is_mnemonic(s: &str) -> bool {
         && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// Where a dialect B or HTML table's mnemonic comes from, for [`check_mnemonic`]'s message.
+pub(crate) const IN_TITLE: &str = " before the first `.` of the title";
+
+/// `Ok` when `s` [`is_mnemonic`]; else the message naming the rule, where the mnemonic was
+/// looked for (`place`, e.g. [`IN_TITLE`]) and what was found.
+pub(crate) fn check_mnemonic(s: &str, place: &str) -> Result<(), String> {
+    match is_mnemonic(s) {
+        true => Ok(()),
+        false => Err(format!(
+            "expected a mnemonic (letters, digits, `_`, at most {MAX_MNEMONIC} bytes){place}, \
+             found `{s}`"
+        )),
+    }
+}
+
 /// Dialect A: mnemonic, description, `N variants on SMxx (NAME)`. Returns the line of the
 /// count.
 fn parse_file_header(cur: &mut Cursor, table: &mut Table) -> Result<usize, SpecError> {
     let m = cur.next("the mnemonic")?;
-    if !is_mnemonic(m.text.trim()) {
-        return Err(cur.err(
-            m.no,
-            format!(
-                "expected a mnemonic (letters, digits, `_`, at most {MAX_MNEMONIC} bytes), \
-                 found `{}`",
-                m.text
-            ),
-        ));
+    if let Err(e) = check_mnemonic(m.text.trim(), "") {
+        return Err(cur.err(m.no, e));
     }
     table.mnemonic = m.text.trim().to_string();
     let d = cur.next("the description")?;
