@@ -273,7 +273,10 @@ fn is_own_operand(r: &BitReading) -> bool {
 /// Whether nvdisasm's text for `r`'s flipped word is the fixed word's with only the atom at
 /// `place` changed to (or, where it prints nothing, written as) `atom`.
 fn prints_at(base: &str, r: &BitReading, atom: &str, place: Place, na: &[&str]) -> bool {
-    if !matches!(r.effect, Effect::Operand { .. } | Effect::Other(_)) {
+    if !matches!(
+        r.effect,
+        Effect::Operand { .. } | Effect::Added { .. } | Effect::Other(_)
+    ) {
         return false;
     }
     let Some(c) = text_change(base, &r.nvdisasm) else {

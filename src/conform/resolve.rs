@@ -139,7 +139,7 @@ pub fn reading_text(v: &Variant, e: &Effect) -> String {
             None => format!("printed operand atom {atom}, bit {bit}"),
         },
         Effect::Added { atom, part, bit } => format!(
-            "a part no operand of the signature holds (printed operand atom {atom}, part {part}), bit {bit}: left out at 0"
+            "a part no operand of the signature holds (printed operand atom {atom}, part {part}), bit {bit}: left out at 0 or at its zero register"
         ),
         Effect::Modifier {
             removed,
@@ -260,7 +260,7 @@ pub fn bit_findings_read(
                 continue;
             };
             let explained = match &r.effect {
-                Effect::Other(_) => {
+                Effect::Other(_) | Effect::Added { .. } => {
                     ex.explain(*id, r.bit, r.word.0, &vr.base.nvdisasm, &r.nvdisasm)
                 }
                 _ => None,

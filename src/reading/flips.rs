@@ -57,10 +57,14 @@ pub enum Effect {
         /// Bit position inside the operand's value.
         bit: u8,
     },
-    /// One operand atom gained a part: a number or register whose value is 2^`bit` (sign
-    /// aside) appeared at place `part` of atom `atom`, split at `[`, `]` and `+` (nvdisasm
-    /// leaves a part out at 0: SM80 ALD's synthesised table fixes bits 40-50, and flipping
-    /// bit 40 prints `a[R0+0x1]` for `a[R0]`, bit 50 `a[R0+-0x400]`).
+    /// One written operand gained a part (its atoms split at `[`, `]` and `+`): a number of
+    /// value 2^`bit` (sign aside), or a register one bit away from its zero register (all
+    /// ones of a field of at most 8 bits: `RZ`, `URZ`, `PT`), appeared at place `part` of the
+    /// operand whose first atom is `atom`. nvdisasm leaves a number part out at 0 (SM80
+    /// ALD's synthesised table fixes bits 40-50; flipping bit 40 prints `a[R0+0x1]` for
+    /// `a[R0]`, bit 50 `a[R0+-0x400]`) and a register part at its zero register (SM80 ATOMS's
+    /// synthesised `ATOMS_R_UR` fixes bits 24-31 at 255 and 40-63 at 0: flipping bit 24
+    /// prints `[R254+UR0]` for `[UR0]`, bit 40 `[UR0+0x1]`).
     Added {
         /// Atom index in the text (brackets flattened, as [`Effect::Operand`]).
         atom: usize,
@@ -446,19 +450,28 @@ fn dropped_atom(a: &Line, b: &Line) -> Option<(usize, u8)> {
     Some((index, one_bit(atom_value(atom)?)?))
 }
 
-/// Where two lines' operands differ in one atom alone, and `b`'s has one part more than
-/// `a`'s (parts split at `[`, `]` and `+`), the others equal and in order, and the new part
-/// is a number or register of value 2^j (a leading `-` aside: a sign bit prints the
-/// negative): (atom index, place of the new part, j).
+/// Where two lines' written operands differ in one operand alone, and `b`'s has one part
+/// more than `a`'s (its atoms split at `[`, `]` and `+`), the others equal and in order, and
+/// the new part is a number of value 2^j (a leading `-` aside: a sign bit prints the
+/// negative) or a register one bit j away from its zero register ([`zero_register_bit`]):
+/// (index of the operand's first atom, place of the new part, j).
 fn added_part(a: &Line, b: &Line) -> Option<(usize, usize, u8)> {
-    let (i, xa, xb) = differing_atom(a, b)?;
-    let parts = |x| -> Vec<&str> {
-        str::split(x, ['[', ']', '+'])
+    let (oa, ob) = (&a.operands, &b.operands);
+    if oa.len() != ob.len() {
+        return None;
+    }
+    let diff: Vec<usize> = (0..oa.len()).filter(|&i| oa[i] != ob[i]).collect();
+    let [i] = diff.as_slice() else { return None };
+    let parts = |atoms: &[&'_ str]| -> Vec<String> {
+        atoms
+            .iter()
+            .flat_map(|x| x.split(['[', ']', '+']))
             .map(str::trim)
             .filter(|p| !p.is_empty())
+            .map(str::to_string)
             .collect()
     };
-    let (pa, pb) = (parts(xa), parts(xb));
+    let (pa, pb) = (parts(&oa[*i]), parts(&ob[*i]));
     if pb.len() != pa.len() + 1 {
         return None;
     }
@@ -466,9 +479,28 @@ fn added_part(a: &Line, b: &Line) -> Option<(usize, usize, u8)> {
     if pa[k..] != pb[k + 1..] {
         return None;
     }
-    let new = pb[k].strip_prefix('-').unwrap_or(pb[k]);
-    let bit = one_bit(atom_value(new)?)?;
-    Some((i, k, bit))
+    let new = pb[k].strip_prefix('-').unwrap_or(&pb[k]);
+    let value = atom_value(new)?;
+    let bit = match atom_class(new) {
+        "imm" => one_bit(value)?,
+        "R" | "UR" | "P" => zero_register_bit(value)?,
+        _ => return None,
+    };
+    let atom = oa[..*i].iter().map(Vec::len).sum();
+    Some((atom, k, bit))
+}
+
+/// The bit j where register number `value` is its zero register with bit j cleared: `value`
+/// = 2^w - 1 - 2^j for a field of w <= 8 bits (`R254` in an 8-bit field is `RZ` without bit
+/// 0, `UR62` in a 6-bit one `URZ` without bit 0). At most one such j exists.
+fn zero_register_bit(value: u64) -> Option<u8> {
+    (1..=8u32).find_map(|w| {
+        let ones = (1u64 << w) - 1;
+        (value < ones)
+            .then(|| one_bit(value ^ ones))
+            .flatten()
+            .filter(|&j| u32::from(j) < w)
+    })
 }
 
 /// Where two lines' operands (as many atoms each) differ in one atom alone: its index and
@@ -570,6 +602,41 @@ mod tests {
         assert_eq!(added("@P0 ALD.P R0, a[R0+0x3], ???0 ;"), None);
         assert_eq!(added("@P0 ALD.P R1, a[R0+0x8], ???0 ;"), None);
         assert_eq!(added("@P0 ALD.P R0, a[R1+0x8], ???0 ;"), None);
+    }
+
+    #[test]
+    fn a_part_that_appears_inside_brackets_is_read_as_its_value_bit() {
+        let l = |t| Line::parse(t).unwrap();
+        // nvdisasm 13.5.37, SM80 ATOMS_R_UR (synthesised): bits 24-31 fixed at 255 (RZ, left
+        // out), bits 40-63 at 0 (left out).
+        let a = l("@P0 ATOMS.ARRIVE.???0 R0, [UR0] ;");
+        let added = |t| operand_effect(&a, &l(t));
+        let part = |part, bit| Some(Effect::Added { atom: 1, part, bit });
+        assert_eq!(added("@P0 ATOMS.ARRIVE.???0 R0, [R254+UR0] ;"), part(0, 0));
+        assert_eq!(added("@P0 ATOMS.ARRIVE.???0 R0, [R127+UR0] ;"), part(0, 7));
+        assert_eq!(added("@P0 ATOMS.ARRIVE.???0 R0, [UR0+0x1] ;"), part(1, 0));
+        assert_eq!(
+            added("@P0 ATOMS.ARRIVE.???0 R0, [UR0+-0x800000] ;"),
+            part(1, 23)
+        );
+        // The zero register with a scale, a register two bits from it, a second operand
+        // changed too.
+        assert_eq!(added("@P0 ATOMS.ARRIVE.???0 R0, [RZ.X4+UR0] ;"), None);
+        assert_eq!(added("@P0 ATOMS.ARRIVE.???0 R0, [R252+UR0] ;"), None);
+        assert_eq!(added("@P0 ATOMS.ARRIVE.???0 R1, [R254+UR0] ;"), None);
+    }
+
+    #[test]
+    fn a_register_one_bit_from_its_zero_register_names_that_bit() {
+        // RZ (8 bits), URZ on SM80 (6 bits), PT (3 bits), each with one bit cleared.
+        assert_eq!(zero_register_bit(254), Some(0));
+        assert_eq!(zero_register_bit(127), Some(7));
+        assert_eq!(zero_register_bit(62), Some(0));
+        assert_eq!(zero_register_bit(31), Some(5));
+        assert_eq!(zero_register_bit(6), Some(0));
+        // Two bits cleared; the zero register itself.
+        assert_eq!(zero_register_bit(252), None);
+        assert_eq!(zero_register_bit(255), None);
     }
 
     #[test]

@@ -100,13 +100,21 @@ fn resolve_variant(v: &Variant, vr: &VariantReading, taken: u128) -> Variant {
         let base_bit = vr.centre.unwrap_or(v.fixed_value) >> b & 1 == 1;
         let sched = matches!(&roles[b], Role::Field(_, FieldKind::Sched(_), _));
         let kind = match &r.effect {
+            // A part nvdisasm leaves out at its default (0, the zero register): gathered per
+            // part, a field of its own where the flips give each value bit once; not where
+            // the flip lands on another variant, whose field it is (SM80 LD: `[R0+0x2]` is
+            // LD_R_R_I's word with its offset, not LD_R_R's).
+            Effect::Added { atom, part, bit } if identity && taken >> b & 1 == 0 => {
+                added.entry((*atom, *part)).or_default().push((*bit, b));
+                continue;
+            }
             // A bit the table fixes whose flip changes the operands in a way no single field
             // explains, the mnemonic kept (an operand nvdisasm prints only away from its
             // default: SM90 UFLO, synthesised, fixes bits 81-83 at 7, `UPT`, left out; any
             // other value prints `UP6, ` before the source), is a field the table lacks: left
             // free, so the learn words vary it and the printer learns what it prints, as for a
             // fixed bit that changes modifiers (below).
-            Effect::Other(_)
+            Effect::Other(_) | Effect::Added { .. }
                 if matches!(roles[b], Role::Fixed(_))
                     && taken >> b & 1 == 0
                     && same_mnemonic(&vr.base.nvdisasm, &r.nvdisasm) =>
@@ -139,10 +147,6 @@ fn resolve_variant(v: &Variant, vr: &VariantReading, taken: u128) -> Variant {
             Effect::Guard { bit } => (FieldKind::Guard, *bit),
             Effect::Operand { atom, bit } if identity => (FieldKind::Operand(*atom as u8), *bit),
             Effect::Operand { .. } => continue,
-            Effect::Added { atom, part, bit } if identity => {
-                added.entry((*atom, *part)).or_default().push((*bit, b));
-                continue;
-            }
             Effect::Added { .. } => continue,
             Effect::Modifier {
                 group: Some(g),
@@ -168,7 +172,13 @@ fn resolve_variant(v: &Variant, vr: &VariantReading, taken: u128) -> Variant {
         };
         roles[b] = Role::Field(label_for(v, &kind.0), kind.0, kind.1);
     }
-    added_operands(v, added, &mut roles);
+    // A part whose flips do not give each value bit once is still an operand the table
+    // lacks: its fixed bits are left free, as for [`Effect::Other`] above.
+    for b in added_operands(v, added, &mut roles) {
+        if matches!(roles[b], Role::Fixed(_)) && taken >> b & 1 == 0 {
+            roles[b] = Role::DontCare;
+        }
+    }
     let mut out = v.clone();
     build_fields(&mut out, &roles);
     out.distilled = vr.base.nvdisasm.clone();
@@ -180,27 +190,35 @@ fn same_mnemonic(a: &str, b: &str) -> bool {
     matches!((Line::parse(a), Line::parse(b)), (Some(x), Some(y)) if x.mnemonic == y.mnemonic)
 }
 
-/// One new operand field per part that flips add to an operand atom ([`Effect::Added`]),
+/// One new operand field per part that flips add to an operand ([`Effect::Added`]),
 /// numbered after every operand `v` has: taken where its flips give each value bit from 0 up
 /// once (SM80 ALD's synthesised `ALD.P` variant: bits 40-50, the offset in `a[R0+0x1]`,
-/// which the table fixes at 0).
+/// which the table fixes at 0; SM80 ATOMS's synthesised `ATOMS_R_UR`: bits 24-31, the
+/// register in `[R254+UR0]`, fixed at 255, and bits 40-63, the offset, fixed at 0). Returns
+/// the word bits of the parts not taken.
 fn added_operands(
     v: &Variant,
     added: BTreeMap<(usize, usize), Vec<(u8, usize)>>,
     roles: &mut [Role],
-) {
+) -> Vec<usize> {
     let mut next = super::hidden::next_operand(v);
+    let mut left = Vec::new();
     for (_, mut bits) in added {
+        let Ok(n) = u8::try_from(next) else {
+            left.extend(bits.iter().map(|&(_, b)| b));
+            continue;
+        };
         if !super::hidden::value_bits_in_order(&mut bits) {
+            left.extend(bits.iter().map(|&(_, b)| b));
             continue;
         }
-        let Ok(n) = u8::try_from(next) else { break };
         next += 1;
         let kind = FieldKind::Operand(n);
         for (j, b) in bits {
             roles[b] = Role::Field(label_for(v, &kind), kind.clone(), j);
         }
     }
+    left
 }
 
 /// A field's kind and its (value bit, word bit) pairs.
@@ -1161,6 +1179,60 @@ pub(crate) mod tests {
             1,
             "bit 83 (another mnemonic) stays fixed"
         );
+    }
+
+    /// Parts that nvdisasm leaves out of a bracketed operand at their defaults become fields:
+    /// a register fixed at its zero register (flipping one bit prints the register without
+    /// that bit) and an offset fixed at 0 (nvdisasm 13.5.37 on the synthesised SM80 ATOMS,
+    /// `ATOMS_R_UR`: bits 24-31 fixed at 255, bits 40-63 at 0, `[UR0]`). Before, both were
+    /// left free bit by bit and the printer learned the operand as one table of values.
+    #[test]
+    fn parts_left_out_of_a_bracketed_operand_become_fields() {
+        let text = include_str!("../../synth/SM80/ATOMS.txt");
+        let t = crate::spec::parse_table("synth/SM80/ATOMS.txt", text).unwrap();
+        let id = t
+            .variants
+            .iter()
+            .position(|v| v.key == "ATOMS_R_UR")
+            .unwrap();
+        let fixed = t.variants[id].fixed_value;
+        assert_eq!(
+            fixed >> 24 & 0xff,
+            0xff,
+            "the table fixes bits 24-31 at 255"
+        );
+        assert_eq!(t.variants[id].fixed_mask >> 40 & 0xff_ffff, 0xff_ffff);
+        let line = |op: &str| Answer::Text(format!("@P0 ATOMS.ARRIVE.???0 R0, [{op}] ;"));
+        let sm80 = |w: u128, answer: Answer| Entry {
+            arch: Arch(80),
+            word: w,
+            answer,
+        };
+        let mut entries = vec![sm80(fixed, line("UR0"))];
+        for j in 0..8 {
+            let r = 255 ^ 1 << j;
+            entries.push(sm80(fixed ^ 1 << (24 + j), line(&format!("R{r}+UR0"))));
+        }
+        for j in 0..24 {
+            let off = if j == 23 {
+                "-0x800000".to_string()
+            } else {
+                format!("{:#x}", 1u32 << j)
+            };
+            entries.push(sm80(fixed ^ 1 << (40 + j), line(&format!("UR0+{off}"))));
+        }
+        let codec = Codec::new(vec![t.clone()]).unwrap();
+        let answers = super::super::flips::Answers::new(&entries);
+        let out = resolve_layouts(&codec, &super::super::flips::read_bits(&codec, &answers));
+        let v = &out[0].variants[id];
+        let field = |lo: u8| v.fields.iter().find(|f| f.ranges[0].lo == lo).unwrap();
+        assert_eq!(field(24).mask(), 0xff << 24, "the register, bits 24-31");
+        assert_eq!(field(40).mask(), 0xff_ffff << 40, "the offset, bits 40-63");
+        assert!(matches!(field(24).kind, FieldKind::Operand(_)));
+        assert!(matches!(field(40).kind, FieldKind::Operand(_)));
+        assert_ne!(field(24).kind, field(40).kind);
+        assert_eq!(v.fixed_mask >> 24 & 0xff, 0);
+        assert_eq!(v.fixed_mask >> 40 & 0xff_ffff, 0);
     }
 
     /// A variant whose fixed word nvdisasm refuses is read around the fixed bit whose flip
