@@ -1162,12 +1162,13 @@ fn mod_piece(v: &Variant, m: ModSource, pieces: &mut Texts) -> ModPiece {
 /// words, where a quiet control is one word in 2^16; the experiment asks it outright
 /// (never-seen SM100 SYNCS and FCHK printed ` ;` for quiet words before). A text whose last
 /// slot ends with a space of its own keeps it in a quiet word: nvdisasm writes SM90 FMUL's
-/// `-0.0 ;` so (the printer's slots, unsqueezed, end `  ;`).
+/// `-0.0 ;` so (the printer's slots, unsqueezed, end `  ;`, or the last operand's shape is one
+/// the printer learned keeps the space: [`Printer::keeps_space`]).
 fn learned_semicolon(v: &Variant, word: u128, text: &mut String, start: usize) {
-    let own_space = |w: u128| {
+    let own_space = |w: u128, body: &[u8]| {
         v.printer
             .as_ref()
-            .is_some_and(|p| p.slots_text(w).ends_with("  ;"))
+            .is_some_and(|p| p.keeps_space(body) || p.slots_text(w).ends_with("  ;"))
     };
     end_semicolon(v.semicolon, word, text, start, own_space);
 }
@@ -1181,7 +1182,7 @@ pub(crate) fn end_semicolon(
     word: u128,
     text: &mut String,
     start: usize,
-    own_space: impl FnOnce(u128) -> bool,
+    own_space: impl FnOnce(u128, &[u8]) -> bool,
 ) {
     if let Some((body, end)) = semicolon_ending(rule, word, &text.as_bytes()[start..], own_space) {
         text.truncate(start + body);
@@ -1197,7 +1198,8 @@ fn learned_semicolon_buf(
     out: &mut TextBuf,
     start: usize,
 ) {
-    let own_space = |w: u128| printer.slots_text(w).ends_with("  ;");
+    let own_space =
+        |w: u128, body: &[u8]| printer.keeps_space(body) || printer.slots_text(w).ends_with("  ;");
     if let Some((body, end)) = semicolon_ending(v.semicolon, word, out.tail(start), own_space) {
         out.truncate(start + body);
         out.push_str(end);
@@ -1206,13 +1208,13 @@ fn learned_semicolon_buf(
 
 /// The end `rule` gives a printed text `tail` for `word`: (the length of the text before its
 /// `;` or ` ;`, the end to put there: `;` in a quiet word, else ` ;`), or `None` with no rule,
-/// no `;` at the end, or the end already right. `own_space(word)`, asked in a quiet word only:
-/// whether the printer's own slots end with a space before ` ;`, which is then kept.
+/// no `;` at the end, or the end already right. `own_space(word, body)`, asked in a quiet word
+/// only (`body`: the text before its `;`): whether the printer keeps a space before ` ;` there.
 fn semicolon_ending(
     rule: Option<crate::reading::semicolon::Semicolon>,
     word: u128,
     tail: &[u8],
-    own_space: impl FnOnce(u128) -> bool,
+    own_space: impl FnOnce(u128, &[u8]) -> bool,
 ) -> Option<(usize, &'static str)> {
     let rule = rule?;
     let (body, spaced) = if tail.ends_with(b" ;") {
@@ -1223,7 +1225,11 @@ fn semicolon_ending(
         return None;
     };
     let quiet = matches!(rule.quiet(), Some((mask, value)) if word & mask == value);
-    let end = if quiet && !own_space(word) { ";" } else { " ;" };
+    let end = if quiet && !own_space(word, &tail[..body]) {
+        ";"
+    } else {
+        " ;"
+    };
     (spaced != (end == " ;")).then_some((body, end))
 }
 

@@ -21,6 +21,7 @@
 
 use crate::spec::printer::Pext;
 pub use crate::spec::printer::{Joined, Key, NumberRule, Printer, Slot, deposit, pext};
+use crate::spec::printer::{shape, shape_into};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -1531,6 +1532,60 @@ fn reproduced(p: &Printer, samples: &[Sample]) -> usize {
         .count()
 }
 
+/// Whether `w` is a quiet word of `v`'s learned `;` rule: nvdisasm writes `X;` there, not
+/// `X ;` ([`crate::reading::semicolon`]).
+fn is_quiet(v: &crate::spec::Variant, w: u128) -> bool {
+    matches!(v.semicolon.and_then(|s| s.quiet()), Some((mask, value)) if w & mask == value)
+}
+
+/// Per answer of `samples`, its text as the printer learns it where that differs: a quiet
+/// word's `X;` written `X ;`, as a word that is not quiet prints it. Decode ends every
+/// printed text by the learned `;` rule ([`crate::render::end_semicolon`]), so the printer
+/// need not tell quiet words apart; learned from the texts as they are, a slot before the `;`
+/// keyed the scheduling bits (SM121 DADD, synthesised: the last register's slot keyed by
+/// bits 105-108 and 113-115 beside its `|...|` bit, 249 of 512 keys seen, `R0 ;` for the
+/// others). `None` where the text stays, and for every answer without a learned rule.
+fn spaced_texts(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<Option<String>> {
+    samples
+        .iter()
+        .map(|&(w, t)| {
+            let bare = t.strip_suffix(';').filter(|b| !b.ends_with(' '))?;
+            is_quiet(v, w).then(|| format!("{bare} ;"))
+        })
+        .collect()
+}
+
+/// Shapes of the last operand ([`crate::spec::printer::last_operand`]) after which nvdisasm
+/// kept the space before `;` in the quiet words of `samples` ([`Printer::spaced_ends`]): each
+/// shape where at least 19 in 20 quiet words ending with it keep it (SM121 DADD's `-0.0 ;`).
+fn spaced_ends(v: &crate::spec::Variant, samples: &[Sample]) -> Vec<String> {
+    let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for &(w, t) in samples {
+        let Some(body) = t.strip_suffix(';') else {
+            continue;
+        };
+        if !is_quiet(v, w) {
+            continue;
+        }
+        let kept = body.ends_with(' ');
+        let last = crate::spec::printer::last_operand(body.as_bytes());
+        let Ok(last) = std::str::from_utf8(last) else {
+            continue;
+        };
+        let c = counts.entry(shape(last)).or_default();
+        if kept {
+            c.0 += 1;
+        } else {
+            c.1 += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .filter(|&(_, (kept, dropped))| kept > 0 && kept * 20 >= (kept + dropped) * 19)
+        .map(|(s, _)| s)
+        .collect()
+}
+
 /// How many of `samples` `p` prints as decode writes them for `v`: its slots' texts ended by
 /// the learned `;` rule ([`crate::render::end_semicolon`]); [`reproduced`] where none was
 /// learned.
@@ -1544,7 +1599,9 @@ fn reproduced_as_decoded(v: &crate::spec::Variant, p: &Printer, samples: &[Sampl
         .filter(|(w, t)| {
             p.slots_text_into(*w, &mut buf);
             let own_space = buf.ends_with("  ;");
-            crate::render::end_semicolon(v.semicolon, *w, &mut buf, 0, |_| own_space);
+            crate::render::end_semicolon(v.semicolon, *w, &mut buf, 0, |_, body| {
+                own_space || p.keeps_space(body)
+            });
             buf == *t
         })
         .count()
@@ -1559,6 +1616,7 @@ fn printer_of(slots: Vec<Slot>, samples: &[Sample]) -> Printer {
         forms: Vec::new(),
         double_spaces: double_spaces(samples),
         aliases: Vec::new(),
+        spaced_ends: Vec::new(),
     };
     let ok = reproduced(&p, samples);
     p.learned_permille = (ok * 1000 / samples.len().max(1)) as u32;
@@ -1912,6 +1970,7 @@ fn learn_forms<'a>(
         forms,
         double_spaces: double_spaces(samples),
         aliases: Vec::new(),
+        spaced_ends: Vec::new(),
     };
     share_slots(&mut p);
     let ok = reproduced(&p, samples);
@@ -2484,37 +2543,6 @@ struct SlotSpan {
     vocab: HashSet<String>,
     /// The shapes ([`shape`]) of `vocab`.
     shapes: HashSet<String>,
-}
-
-/// A text with every number replaced by `#` (`R48.reuse` -> `R#.reuse`, `+-0x1f` -> `+-0x#`,
-/// `1.5e+10` -> `#.#e+#`): texts of one shape print the same kind of value.
-fn shape(t: &str) -> String {
-    let mut out = String::with_capacity(t.len());
-    shape_into(t, &mut out);
-    out
-}
-
-/// [`shape`], appended to `out`.
-fn shape_into(t: &str, out: &mut String) {
-    let b = t.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'0' && i + 2 < b.len() && b[i + 1] == b'x' && b[i + 2].is_ascii_hexdigit() {
-            out.push_str("0x#");
-            i += 2;
-            while i < b.len() && b[i].is_ascii_hexdigit() {
-                i += 1;
-            }
-        } else if b[i].is_ascii_digit() {
-            out.push('#');
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-        } else {
-            out.push(b[i] as char);
-            i += 1;
-        }
-    }
 }
 
 fn overlaps(a: &SlotSpan, b: &Span) -> bool {
@@ -6386,6 +6414,7 @@ mod tests {
             forms: Vec::new(),
             double_spaces: false,
             aliases: Vec::new(),
+            spaced_ends: Vec::new(),
         };
         let p = Printer {
             slots: Vec::new(),
@@ -6394,6 +6423,7 @@ mod tests {
             forms: vec![(Key(0), plain("[R0]")), (Key(1), plain("[R0.64]"))],
             double_spaces: false,
             aliases: Vec::new(),
+            spaced_ends: Vec::new(),
         };
         let mut samples: Vec<Sample> = Vec::new();
         for i in 0..40u128 {
@@ -7057,6 +7087,7 @@ mod tests {
             forms: Vec::new(),
             double_spaces: false,
             aliases: Vec::new(),
+            spaced_ends: Vec::new(),
         };
         let quiet = printer(vec![
             Slot::fixed("F2FP"),
@@ -8279,6 +8310,7 @@ mod tests {
             forms: vec![],
             double_spaces: false,
             aliases: Vec::new(),
+            spaced_ends: Vec::new(),
         };
         let mut p = Printer {
             slots: vec![],
@@ -8286,6 +8318,7 @@ mod tests {
             form_mask: 1,
             double_spaces: false,
             aliases: Vec::new(),
+            spaced_ends: Vec::new(),
             forms: vec![
                 (Key(0), leaf(slot(&[(0, "@P0 "), (7, "")]))),
                 (Key(1), leaf(slot(&[(0, "@P0 "), (1, "@P1 ")]))),
@@ -8300,6 +8333,68 @@ mod tests {
         share_slots(&mut p);
         assert_eq!(p.print(0x10), "");
         assert_eq!(p.print(0x11), "@P1 ");
+    }
+
+    /// A variant with a learned `;` rule: quiet where bits 0-3 are 0 (as the quiet-word
+    /// experiment writes the rule).
+    fn quiet_low_nibble() -> crate::spec::Variant {
+        let text = include_str!("../../synth/SM80/DADD.txt");
+        let t = crate::spec::parse_table("synth/SM80/DADD.txt", text).unwrap();
+        let mut v = t.variants[0].clone();
+        v.semicolon = Some(crate::reading::semicolon::Semicolon::Quiet {
+            mask: 0xf,
+            value: 0,
+        });
+        v
+    }
+
+    #[test]
+    fn quiet_words_are_learned_as_words_that_are_not_quiet_print_them() {
+        let v = quiet_low_nibble();
+        // nvdisasm 13.5.37, SM121 DADD (synthesised): `R0;` in a quiet word, `R0 ;` in
+        // others, `-0.0 ;` in a quiet word too.
+        let samples: Vec<Sample> = vec![
+            (0x10, "DADD R0, R0, |R242|;"),
+            (0x11, "DADD R0, R0, |R242| ;"),
+            (0x20, "DADD R0, R0, -0.0 ;"),
+            (0x30, "DADD R0, R0, R1"),
+        ];
+        assert_eq!(
+            spaced_texts(&v, &samples),
+            vec![Some("DADD R0, R0, |R242| ;".to_string()), None, None, None]
+        );
+        // Without a learned rule nothing changes.
+        let mut plain = v.clone();
+        plain.semicolon = None;
+        assert_eq!(spaced_texts(&plain, &samples), vec![None; 4]);
+        // The float keeps its space in quiet words; a register does not.
+        assert_eq!(spaced_ends(&v, &samples), vec!["-#.#".to_string()]);
+        let more = [(0x40, "DADD R0, R0, -0.0;"), (0x20, "DADD R0, R0, -1.5 ;")];
+        let mixed: Vec<Sample> = samples.iter().copied().chain(more).collect();
+        assert!(spaced_ends(&v, &mixed).is_empty(), "one quiet `-0.0;` of 3");
+    }
+
+    #[test]
+    fn a_printer_keeps_the_space_after_an_operand_shape_it_learned() {
+        let mut p = Printer {
+            slots: vec![table_slot(0b1, &[(0, "DADD R0, R0, -0.0 ;")])],
+            learned_permille: 0,
+            form_mask: 0,
+            forms: vec![],
+            double_spaces: false,
+            aliases: Vec::new(),
+            spaced_ends: Vec::new(),
+        };
+        assert!(!p.keeps_space(b"DADD R0, R0, -0.0"));
+        p.spaced_ends = vec!["-#.#".into()];
+        assert!(p.keeps_space(b"DADD R0, R0, -0.0"));
+        assert!(p.keeps_space(b"@P1 DADD R3, R0, -2.5 "));
+        assert!(!p.keeps_space(b"DADD R0, R0, R5"));
+        assert_eq!(
+            crate::spec::printer::last_operand(b"DADD R0, |R1|"),
+            b"|R1|"
+        );
+        assert_eq!(crate::spec::printer::last_operand(b"NOP"), b"NOP");
     }
 
     #[test]
@@ -8319,6 +8414,7 @@ mod tests {
             forms: vec![],
             double_spaces: double_spaces(&[(0, "UF2I UR0, -QNAN ;")]),
             aliases: Vec::new(),
+            spaced_ends: Vec::new(),
         };
         assert_eq!(p.print(0b000), "UF2I UR0, -QNAN ;");
         assert_eq!(p.print(0b100), "UF2I UR0, -QNAN ;");
@@ -8786,9 +8882,29 @@ fn fit_texts(
     // Decide on answers the printer was not fitted to: one word in eight (by a hash of the
     // word) is kept aside, the printer learned from the rest; the kept printer is then
     // learned from all of them.
-    let (val, fit): (Vec<Sample>, Vec<Sample>) = samples
+    let aside = |w: u128| PRINTER_SET_ASIDE && set_aside(w);
+    let val: Vec<Sample> = samples.iter().copied().filter(|(w, _)| aside(*w)).collect();
+    let fit_as_is: Vec<Sample> = samples
         .iter()
-        .partition(|(w, _)| PRINTER_SET_ASIDE && set_aside(*w));
+        .copied()
+        .filter(|(w, _)| !aside(*w))
+        .collect();
+    // The printer learns every text as a word that is not quiet prints it ([`spaced_texts`]);
+    // decode ends it by the learned `;` rule.
+    let spaced = spaced_texts(v, samples);
+    let learn: Vec<Sample> = samples
+        .iter()
+        .zip(&spaced)
+        .map(|(&(w, t), s)| (w, s.as_deref().unwrap_or(t)))
+        .collect();
+    let fit: Vec<Sample> = learn.iter().copied().filter(|(w, _)| !aside(*w)).collect();
+    let ends = spaced_ends(v, samples);
+    let with_ends = |p: Option<Printer>| {
+        p.map(|mut p| {
+            p.spaced_ends.clone_from(&ends);
+            p
+        })
+    };
     // Printers are weighed by the text decode writes (their slots with the learned `;` rule),
     // as the table-shaped reading is: SM89 FLO's quiet words (`R0;`) counted against the
     // printer only.
@@ -8804,26 +8920,26 @@ fn fit_texts(
         .into_iter()
         .flat_map(|c| [(c, BasePick::FewestBits), (c, BasePick::MostSwept)])
         .map(|(c, b)| {
-            let p = learn_at(
+            let p = with_ends(learn_at(
                 v.fixed_mask,
                 &groups,
                 &fit,
                 (MAX_FORM_DEPTH, c, b),
                 &mut cache,
-            );
+            ));
             if std::env::var_os("SASS_CONFORM_DEBUG_TRIALS").is_some() {
                 eprintln!(
                     "trial {} {c:?} {b:?}: {} of {} set aside, {} of {} fitted",
                     v.key,
                     p.as_ref().map_or(0, |p| right(p, &val)),
                     val.len(),
-                    p.as_ref().map_or(0, |p| right(p, &fit)),
+                    p.as_ref().map_or(0, |p| right(p, &fit_as_is)),
                     fit.len()
                 );
             }
             let fit_right = p
                 .as_ref()
-                .map_or(0, |p| score_once(&mut scored, p, &fit, right));
+                .map_or(0, |p| score_once(&mut scored, p, &fit_as_is, right));
             ((c, b), p, fit_right)
         })
         .max_by_key(|((c, b), p, fit_right)| {
@@ -8858,20 +8974,20 @@ fn fit_texts(
             true => trial.clone(),
             false => learned_from_all(
                 (v.fixed_mask, &groups),
-                samples,
+                &learn,
                 (trial.as_ref(), cutting, pick),
                 &mut cache,
             ),
         };
-        p.map(|p| {
+        with_ends(p.map(|p| {
             gathered_forms(
                 (v.fixed_mask, &groups),
                 &form_groups(v),
-                samples,
+                &learn,
                 (p, cutting, pick),
                 &mut cache,
             )
-        })
+        }))
     });
     let p = p.flatten().map(|mut p| {
         guess::add_guesses(&mut p);

@@ -924,6 +924,7 @@ mod tests {
             forms: Vec::new(),
             double_spaces: false,
             aliases: Vec::new(),
+            spaced_ends: Vec::new(),
         };
         let all = printer(vec![
             guard,

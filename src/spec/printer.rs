@@ -42,6 +42,66 @@ pub struct Printer {
     /// for most printers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<Alias>,
+    /// Shapes (numbers as `#`: `-#.#`) of the last operand of quiet words after which
+    /// nvdisasm kept the space before `;` (SM121 DADD, synthesised: `-0.0 ;` in a word whose
+    /// other operands end `R0;`): decode keeps ` ;` after such an operand in a quiet word
+    /// ([`crate::render::end_semicolon`]). Learned from the answers, where the printer learns
+    /// every quiet word's text as a word that is not quiet prints it (`X;` as `X ;`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spaced_ends: Vec<String>,
+}
+
+/// A text with every number replaced by `#` (`R48.reuse` -> `R#.reuse`, `+-0x1f` -> `+-0x#`,
+/// `1.5e+10` -> `#.#e+#`): texts of one shape print the same kind of value.
+pub fn shape(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    shape_into(t, &mut out);
+    out
+}
+
+/// [`shape`], appended to `out`.
+pub fn shape_into(t: &str, out: &mut String) {
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'0' && i + 2 < b.len() && b[i + 1] == b'x' && b[i + 2].is_ascii_hexdigit() {
+            out.push_str("0x#");
+            i += 2;
+            while i < b.len() && b[i].is_ascii_hexdigit() {
+                i += 1;
+            }
+        } else if b[i].is_ascii_digit() {
+            out.push('#');
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+}
+
+/// The last operand of a printed text without its `;` (`@P0 DADD R0, R0, -0.0` -> `-0.0`):
+/// what follows its last space or comma.
+pub fn last_operand(body: &[u8]) -> &[u8] {
+    let body = body.trim_ascii_end();
+    let from = body
+        .iter()
+        .rposition(|&c| c == b' ' || c == b',')
+        .map_or(0, |i| i + 1);
+    &body[from..]
+}
+
+impl Printer {
+    /// Whether nvdisasm keeps the space before `;` in a quiet word after `body` (the printed
+    /// text before its `;`): the shape of its last operand is one of
+    /// [`Printer::spaced_ends`].
+    pub fn keeps_space(&self, body: &[u8]) -> bool {
+        !self.spaced_ends.is_empty()
+            && std::str::from_utf8(last_operand(body))
+                .is_ok_and(|t| self.spaced_ends.iter().any(|s| *s == shape(t)))
+    }
 }
 
 /// A modifier token printed by field values ([`Printer::aliases`]): `token` (with its dot,
@@ -484,6 +544,7 @@ impl Printer {
             forms: vec![],
             double_spaces: false,
             aliases,
+            spaced_ends: Vec::new(),
         }
     }
 
@@ -1392,6 +1453,7 @@ mod tests {
             forms: vec![],
             double_spaces: false,
             aliases: vec![alias.clone()],
+            spaced_ends: Vec::new(),
         };
         assert_eq!(p.print(0xff00), "@P0 IMAD.MOV.U32 R1, RZ ;");
         assert_eq!(p.slots_text(0xff00), "@P0 IMAD.MOV.U32 R1, RZ ;");

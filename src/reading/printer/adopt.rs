@@ -385,6 +385,7 @@ mod tests {
             forms: Vec::new(),
             double_spaces: false,
             aliases: Vec::new(),
+            spaced_ends: Vec::new(),
         }
     }
 
