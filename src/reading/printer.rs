@@ -8303,15 +8303,7 @@ mod tests {
     #[test]
     fn slots_of_the_same_bits_share_texts_across_forms() {
         let slot = |texts: &[(u128, &str)]| table_slot(0xf0, texts);
-        let leaf = |s: Slot| Printer {
-            slots: vec![s],
-            learned_permille: 0,
-            form_mask: 0,
-            forms: vec![],
-            double_spaces: false,
-            aliases: Vec::new(),
-            spaced_ends: Vec::new(),
-        };
+        let leaf = |s: Slot| Printer::of_slots(vec![s]);
         let mut p = Printer {
             slots: vec![],
             learned_permille: 0,
@@ -8376,15 +8368,7 @@ mod tests {
 
     #[test]
     fn a_printer_keeps_the_space_after_an_operand_shape_it_learned() {
-        let mut p = Printer {
-            slots: vec![table_slot(0b1, &[(0, "DADD R0, R0, -0.0 ;")])],
-            learned_permille: 0,
-            form_mask: 0,
-            forms: vec![],
-            double_spaces: false,
-            aliases: Vec::new(),
-            spaced_ends: Vec::new(),
-        };
+        let mut p = Printer::of_slots(vec![table_slot(0b1, &[(0, "DADD R0, R0, -0.0 ;")])]);
         assert!(!p.keeps_space(b"DADD R0, R0, -0.0"));
         p.spaced_ends = vec!["-#.#".into()];
         assert!(p.keeps_space(b"DADD R0, R0, -0.0"));

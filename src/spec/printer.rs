@@ -534,6 +534,20 @@ fn bit_runs(mask: u128) -> impl Iterator<Item = (u32, u128)> {
 }
 
 impl Printer {
+    /// A printer of `slots` alone: no forms, aliases or learned share, runs of spaces printed
+    /// as one.
+    pub fn of_slots(slots: Vec<Slot>) -> Printer {
+        Printer {
+            slots,
+            learned_permille: 0,
+            form_mask: 0,
+            forms: vec![],
+            double_spaces: false,
+            aliases: Vec::new(),
+            spaced_ends: Vec::new(),
+        }
+    }
+
     /// A printer of one fixed text and `aliases` (tests of what reads the aliases).
     #[cfg(test)]
     pub(crate) fn of_aliases(text: &str, aliases: Vec<Alias>) -> Printer {
