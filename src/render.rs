@@ -1168,7 +1168,7 @@ fn learned_semicolon(v: &Variant, word: u128, text: &mut String, start: usize) {
     let own_space = |w: u128, body: &[u8]| {
         v.printer
             .as_ref()
-            .is_some_and(|p| p.keeps_space(body) || p.slots_text(w).ends_with("  ;"))
+            .is_some_and(|p| p.keeps_space_at(w, body))
     };
     end_semicolon(v.semicolon, word, text, start, own_space);
 }
@@ -1198,8 +1198,7 @@ fn learned_semicolon_buf(
     out: &mut TextBuf,
     start: usize,
 ) {
-    let own_space =
-        |w: u128, body: &[u8]| printer.keeps_space(body) || printer.slots_text(w).ends_with("  ;");
+    let own_space = |w: u128, body: &[u8]| printer.keeps_space_at(w, body);
     if let Some((body, end)) = semicolon_ending(v.semicolon, word, out.tail(start), own_space) {
         out.truncate(start + body);
         out.push_str(end);

@@ -462,16 +462,7 @@ fn added_part(a: &Line, b: &Line) -> Option<(usize, usize, u8)> {
     }
     let diff: Vec<usize> = (0..oa.len()).filter(|&i| oa[i] != ob[i]).collect();
     let [i] = diff.as_slice() else { return None };
-    let parts = |atoms: &[&'_ str]| -> Vec<String> {
-        atoms
-            .iter()
-            .flat_map(|x| x.split(['[', ']', '+']))
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
-    let (pa, pb) = (parts(&oa[*i]), parts(&ob[*i]));
+    let (pa, pb) = (operand_parts(&oa[*i]), operand_parts(&ob[*i]));
     if pb.len() != pa.len() + 1 {
         return None;
     }
@@ -479,7 +470,7 @@ fn added_part(a: &Line, b: &Line) -> Option<(usize, usize, u8)> {
     if pa[k..] != pb[k + 1..] {
         return None;
     }
-    let new = pb[k].strip_prefix('-').unwrap_or(&pb[k]);
+    let new = pb[k].strip_prefix('-').unwrap_or(pb[k]);
     let value = atom_value(new)?;
     let bit = match atom_class(new) {
         "imm" => one_bit(value)?,
@@ -488,6 +479,16 @@ fn added_part(a: &Line, b: &Line) -> Option<(usize, usize, u8)> {
     };
     let atom = oa[..*i].iter().map(Vec::len).sum();
     Some((atom, k, bit))
+}
+
+/// A written operand's atoms split at `[`, `]` and `+` (`a[R0+0x1]` -> `a`, `R0`, `0x1`).
+fn operand_parts<'t>(atoms: &[&'t str]) -> Vec<&'t str> {
+    atoms
+        .iter()
+        .flat_map(|x| x.split(['[', ']', '+']))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// The bit j where register number `value` is its zero register with bit j cleared: `value`

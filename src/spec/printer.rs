@@ -102,6 +102,13 @@ impl Printer {
             && std::str::from_utf8(last_operand(body))
                 .is_ok_and(|t| self.spaced_ends.iter().any(|s| *s == shape(t)))
     }
+
+    /// Whether nvdisasm keeps the space before `;` in quiet word `word`, printed `body`
+    /// before its `;`: [`Printer::keeps_space`], or the printer's slots (unsqueezed) end with
+    /// a space of their own before ` ;` (`  ;`).
+    pub fn keeps_space_at(&self, word: u128, body: &[u8]) -> bool {
+        self.keeps_space(body) || self.slots_text(word).ends_with("  ;")
+    }
 }
 
 /// A modifier token printed by field values ([`Printer::aliases`]): `token` (with its dot,
