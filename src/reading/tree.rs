@@ -339,13 +339,19 @@ fn grow(
         return leaf(&counts, idx.len());
     }
     let h = entropy(&counts, n);
-    let bit = best_bit((samples, x), idx, &counts, h);
+    // The tests are weighed over the classes this node holds only (a guess's tree over a
+    // slot of 1,344 texts holds a few per node deep down): the gains are those over every
+    // class, whose absent ones add nothing.
+    let (local, local_counts) = present_classes(samples, idx, &counts);
+    let all: Vec<usize> = (0..local.len()).collect();
+    let at = (local.as_slice(), x);
+    let bit = best_bit(at, &all, &local_counts, h);
     // A bit that leaves every side pure cannot be beaten.
     let perfect = bit.is_some_and(|(g, _)| g >= h - 1e-9);
     let field = if tests.fields && !perfect {
-        best_field((samples, x), idx, &counts, h)
+        best_field(at, &all, &local_counts, h)
     } else if tests.runs && !perfect {
-        best_run((samples, x), idx, &counts, h)
+        best_run(at, &all, &local_counts, h)
     } else {
         None
     };
@@ -376,6 +382,26 @@ fn grow(
         Box::new(grow((samples, x), zero, depth + 1, tests)),
         Box::new(grow((samples, x), one, depth + 1, tests)),
     )
+}
+
+/// The samples `idx` of `samples` with their classes renumbered over those `counts` (their
+/// per-class counts) holds, in class order, and the counts of those: (samples, counts).
+fn present_classes(
+    samples: &[(u128, u16)],
+    idx: &[usize],
+    counts: &[u32],
+) -> (Vec<(u128, u16)>, Vec<u32>) {
+    let mut renumber = vec![0u16; counts.len()];
+    let mut local_counts = Vec::new();
+    for (c, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+        renumber[c] = local_counts.len() as u16;
+        local_counts.push(n);
+    }
+    let local = idx
+        .iter()
+        .map(|&i| (samples[i].0, renumber[usize::from(samples[i].1)]))
+        .collect();
+    (local, local_counts)
 }
 
 /// One node's test while growing: a bit, or the first `n` of `bits` and the values of them
@@ -482,19 +508,29 @@ fn best_field(
     let n = idx.len() as u32;
     let k = counts.len();
     let mut best: Option<(f64, Test)> = None;
+    // The value orders of one field already cut: a class that orders the values as another
+    // did offers the same cuts, none of which gains more than the best already kept.
+    let mut cut: Vec<Vec<usize>> = Vec::new();
     let mut consider = |bits: &[u8], hist: &[u32]| {
-        let present: Vec<usize> = (0..1usize << bits.len())
-            .filter(|v| hist[v * k..(v + 1) * k].iter().any(|&x| x > 0))
-            .collect();
+        let sums: Vec<u32> = hist.chunks_exact(k).map(|row| row.iter().sum()).collect();
+        let present: Vec<usize> = (0..1usize << bits.len()).filter(|&v| sums[v] > 0).collect();
         if present.len() < 2 {
             return;
         }
+        cut.clear();
         for class in (0..k).filter(|&c| counts[c] > 0) {
-            if let Some((g, values)) = best_cut(x, (hist, k), &present, class, counts, n, h)
+            let order = share_order(&present, |v| {
+                f64::from(hist[v * k + class]) / f64::from(sums[v])
+            });
+            if cut.contains(&order) {
+                continue;
+            }
+            if let Some((g, values)) = best_cut(x, (hist, k), &order, counts, n, h)
                 && best.as_ref().is_none_or(|(bg, _)| g > bg + 1e-12)
             {
                 best = Some((g, Test::field(bits, values)));
             }
+            cut.push(order);
         }
     };
     // Pairs first: a wider run that gains no more (a fixed bit beside them) is not taken.
@@ -638,23 +674,24 @@ impl BitSets {
     }
 }
 
-/// The values of one field sorted by their share of `class`, cut at the prefix of highest
-/// gain: (gain, values of the prefix as a bit set).
+/// `present` (values of one field) by `share` (of one class among each value's samples),
+/// highest first, ties to the lower value.
+fn share_order(present: &[usize], share: impl Fn(usize) -> f64) -> Vec<usize> {
+    let mut order = present.to_vec();
+    order.sort_by(|&a, &b| share(b).total_cmp(&share(a)).then(a.cmp(&b)));
+    order
+}
+
+/// The values of one field in `order` ([`share_order`]), cut at the prefix of highest gain:
+/// (gain, values of the prefix as a bit set).
 fn best_cut(
     x: &XLog2,
     (hist, k): (&[u32], usize),
-    present: &[usize],
-    class: usize,
+    order: &[usize],
     counts: &[u32],
     n: u32,
     h: f64,
 ) -> Option<(f64, u16)> {
-    let share = |v: usize| {
-        let row = &hist[v * k..(v + 1) * k];
-        row[class] as f64 / row.iter().sum::<u32>() as f64
-    };
-    let mut order = present.to_vec();
-    order.sort_by(|&a, &b| share(b).total_cmp(&share(a)).then(a.cmp(&b)));
     let mut c1 = vec![0u32; k];
     let mut values = 0u16;
     let mut best: Option<(f64, u16)> = None;
@@ -725,6 +762,27 @@ mod tests {
         assert_eq!(t.classify(1 | 1 << 91), 0);
         assert_eq!(t.classify(0), 0);
         assert_eq!(t.leaves(), 3);
+    }
+
+    #[test]
+    fn a_tree_over_sparse_class_numbers_names_them_as_given() {
+        // Classes numbered 7, 900 and 1,500 (three texts of a slot of many): a node weighs
+        // only the classes it holds, and its leaves still name the numbers given. Bits 4-5 pick
+        // the class (0 -> 7, 1 or 2 -> 900, 3 -> 1,500).
+        let s: Vec<(u128, u16)> = words(600, 0x51)
+            .into_iter()
+            .map(|w| (w, [7, 900, 900, 1500][(w >> 4 & 3) as usize]))
+            .collect();
+        for fields in [false, true] {
+            let t = Tree::learn_with(&s, fields).unwrap();
+            assert_eq!(t.max_class(), 1500);
+            for &(w, c) in &s {
+                assert_eq!(t.classify(w), c);
+            }
+            assert_eq!(t.classify(0), 7);
+            assert_eq!(t.classify(0x30), 1500);
+            assert_eq!(t.classify(0x20), 900);
+        }
     }
 
     /// Pseudo-random words (a fixed sequence; no test depends on the seed's luck).

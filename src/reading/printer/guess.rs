@@ -73,15 +73,23 @@ pub fn guess_for(s: &Slot) -> Option<Guess> {
     if texts.len() < 2 || texts.len() > usize::from(u16::MAX) {
         return None;
     }
+    // A left-out key is named right only where another key has its text: where too few keys
+    // share a text (a register's name over its bits, one text per key), no tree can gain
+    // [`MIN_GAIN_PERCENT`] and none is learned (a tree over 1,464 keys of as many texts,
+    // SM80 LDG's address slot, took most of a learning step).
+    let n = samples.len();
+    if shared_keys(&samples, texts.len()) * 100 < MIN_GAIN_PERCENT * n {
+        return None;
+    }
     let (tree_right, commonest_right) = folds(&samples, s.otherwise.as_deref(), &texts);
     if std::env::var_os("SASS_CONFORM_DEBUG_GUESS").is_some() {
         eprintln!(
-            "guess {:#x}: tree {tree_right}, otherwise {commonest_right} of {}",
+            "guess {:#x}: tree {tree_right}, otherwise {commonest_right} of {} keys, {} texts",
             s.mask,
-            samples.len()
+            samples.len(),
+            texts.len()
         );
     }
-    let n = samples.len();
     if tree_right <= commonest_right || (tree_right - commonest_right) * 100 < MIN_GAIN_PERCENT * n
     {
         return None;
@@ -90,6 +98,15 @@ pub fn guess_for(s: &Slot) -> Option<Guess> {
         tree: Tree::learn_with(&samples, true)?,
         texts,
     })
+}
+
+/// How many of `samples` (key, text id below `texts`) have a text another sample has too.
+fn shared_keys(samples: &[(u128, u16)], texts: usize) -> usize {
+    let mut count = vec![0usize; texts];
+    for &(_, c) in samples {
+        count[usize::from(c)] += 1;
+    }
+    count.into_iter().filter(|&n| n > 1).sum()
 }
 
 /// Over [`FOLDS`] folds of `samples` (key `i` in fold `i % FOLDS`): how many left-out keys a
@@ -178,5 +195,30 @@ mod tests {
         )
         .expect("a number rule");
         assert!(guess_for(&numbered).is_none());
+    }
+
+    #[test]
+    fn no_tree_is_learned_where_few_keys_share_a_text() {
+        // One text per key (a register's name) but for 8 of the 86 keys: left out, at most
+        // those 8 can be named right, under the 10% a guess must gain.
+        let s = slot(|k| format!("R{}", if k < 24 { 0 } else { k }));
+        let samples: Vec<(u128, u16)> = s
+            .texts
+            .iter()
+            .map(|(k, t)| (k.0, u16::from(t != "R0")))
+            .collect();
+        assert_eq!(
+            shared_keys(&samples, 2),
+            86,
+            "every key but R0's shares the 1 class"
+        );
+        let ids: Vec<(u128, u16)> = s
+            .texts
+            .iter()
+            .enumerate()
+            .map(|(i, (k, t))| (k.0, if t == "R0" { 0 } else { i as u16 }))
+            .collect();
+        assert_eq!(shared_keys(&ids, 86), 8);
+        assert!(guess_for(&s).is_none());
     }
 }
