@@ -4143,8 +4143,10 @@ fn empty_text(j: &Joined, texts: &[(u128, &str)]) -> String {
 /// repeat a few immediates in every type, and [`float_context`] then looks only outside them
 /// (synthesised SM120 HFMA2: bits 78 and 85 taken into the immediate's slot, the bfloat16
 /// reading of `.BF16_V2` keyed by the guard and two free bits instead, 94.972% of the check
-/// split; read as a float context, 100%). `None` when the loop added nothing or the float
-/// context does not explain all it added.
+/// split; read as a float context, 100%). The context need hold only part of what the loop
+/// added: SM103 MUFU's loop takes the whole modifier field over bits 73-77, whose bit 73
+/// alone (`.BF16`) and bits 74-77 (`.RSQ64H`) pick the reading. `None` when the loop added
+/// nothing or the float context holds none of what it added.
 fn float_before_context<'t>(
     own: u128,
     mask: u128,
@@ -4159,7 +4161,7 @@ fn float_before_context<'t>(
     let n0 = fit_number(m0, 0, &t0, groups, base);
     let (ctx, t, rule) = float_context(m0, texts, &t0, n0.as_ref(), groups)?;
     let added = mask & !m0;
-    (ctx & added == added).then_some((m0 | ctx, t, rule))
+    (ctx & added != 0).then_some((m0 | ctx, t, rule))
 }
 
 /// Learns one slot's text function from (word, text) pairs: a value table, context bits
@@ -4568,7 +4570,7 @@ fn float_context<'t>(
     let mut ctx = 0;
     let mut found = None;
     let debug = std::env::var_os("SASS_CONFORM_DEBUG_FLOAT").map(|_| "float ctx");
-    let cands = with_adjacent_pairs(groups);
+    let cands = with_split_bits(&with_adjacent_pairs(groups));
     for _ in 0..2 {
         let best = best_context_group(mask | ctx, texts, &cands, debug, |m, g, t, _| {
             let rule = try_float_in(m, ctx | g, t, groups)?;
@@ -4602,6 +4604,33 @@ fn with_adjacent_pairs(groups: &[u128]) -> Vec<u128> {
         for &b in groups.iter().filter(|&&b| run(b)) {
             if above < 128 && b.trailing_zeros() == above && !out.contains(&(a | b)) {
                 out.push(a | b);
+            }
+        }
+    }
+    out
+}
+
+/// `groups` and, after them, each run of 1 to [`MAX_AFFIX_GROUP_BITS`] adjacent bits of every
+/// group too wide to be a context whole (more than [`MAX_AFFIX_GROUP_BITS`], at most
+/// [`MAX_SPLIT_FIELD_BITS`] bits): a type flag or an operation inside a modifier field the
+/// table draws wider. SM103 MUFU's synthesised table holds bits 72-77 as one field; bit 73
+/// (`.BF16`) reads the immediate's bits 32-47 as a bfloat16, bits 32-63 as a float without
+/// it, and bits 74-77 at `.RSQ64H` as a double's top half.
+fn with_split_bits(groups: &[u128]) -> Vec<u128> {
+    let mut out = groups.to_vec();
+    for &g in groups {
+        if !(MAX_AFFIX_GROUP_BITS + 1..=MAX_SPLIT_FIELD_BITS).contains(&g.count_ones()) {
+            continue;
+        }
+        for run in adjacent_runs(g) {
+            let bits: Vec<u128> = bits_of(run).collect();
+            for width in 1..=MAX_AFFIX_GROUP_BITS as usize {
+                for part in bits.windows(width) {
+                    let m = part.iter().fold(0, |m, b| m | b);
+                    if !out.contains(&m) {
+                        out.push(m);
+                    }
+                }
             }
         }
     }
@@ -6332,6 +6361,49 @@ fn try_rule<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_type_flag_inside_a_wider_modifier_field_picks_the_float_reading() {
+        // A 32-bit immediate (bits 32-63) beside a modifier field over bits 72-77 whose bit 73
+        // reads bits 32-47 as a bfloat16 (SM103 MUFU `.BF16`), the float without it: no group
+        // of the layout is bit 73 alone, and the field whole is too wide for a context.
+        let (imm, field) = (0xffff_ffffu128 << 32, 0x3fu128 << 72);
+        let f32_text = |x: u32| crate::spec::printer::format_float(f64::from(f32::from_bits(x)));
+        let text = |w: u128| {
+            let x = pext(w, imm) as u32;
+            match w >> 73 & 1 {
+                1 => f32_text((x & 0xffff) << 16),
+                _ => f32_text(x),
+            }
+        };
+        let mut rng = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let words: Vec<u128> = (0..600)
+            .map(|_| {
+                let x = u128::from(next() as u32 & 0x3fff_ffff | 0x3c00_0000);
+                deposit(x, imm) | deposit(u128::from(next() & 0x3e), field)
+            })
+            .collect();
+        let owned: Vec<(u128, String)> = words.iter().map(|&w| (w, text(w))).collect();
+        let texts: Vec<(u128, &str)> = owned.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let slot = fit_plain(imm, &texts, &[imm, field], 0);
+        assert_ne!(slot.mask & 1 << 73, 0, "{:x}", slot.mask);
+        // Words no answer showed: the same immediate as a bfloat16 and as a float.
+        let x = 0x4049_0fdbu128;
+        for w in [
+            deposit(x, imm) | 1 << 73 | 1 << 76,
+            deposit(x, imm) | 1 << 75,
+        ] {
+            let mut out = String::new();
+            slot.print_into(w, &mut out);
+            assert_eq!(out, text(w), "{w:x}");
+        }
+    }
 
     #[test]
     fn a_type_field_taken_as_context_bits_is_the_float_readings_context() {
