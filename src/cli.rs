@@ -770,6 +770,9 @@ fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::T
             .filter(|t| paths.iter().any(|p| Path::new(&t.path).starts_with(p)))
             .collect();
         if !named.is_empty() {
+            if let Some(note) = sass_conform::locate::bundled_beside_workspaces() {
+                eprintln!("{note}");
+            }
             return Ok(named);
         }
     }
@@ -793,7 +796,32 @@ fn load_some_tables(paths: &[PathBuf], arch: Option<Arch>) -> Result<Vec<spec::T
                 .join(", ")
         );
     }
+    warn_arch_kept(&tables, arch);
     Ok(tables)
+}
+
+/// Names on stderr (once per table and run) each table whose arch line says another arch than
+/// `--arch`: the arch line is kept, the option only gives an arch to tables without one.
+fn warn_arch_kept(tables: &[spec::Table], arch: Option<Arch>) {
+    static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let Some(arch) = arch else {
+        return;
+    };
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    for t in tables {
+        if t.arch_source == "header"
+            && t.arch.is_some_and(|a| a != arch)
+            && !warned.contains(&t.path)
+        {
+            eprintln!(
+                "warning: {}: --arch {arch} not applied: the table's arch line says {} (the \
+                 option gives an arch to tables without one)",
+                t.path,
+                t.arch.map_or(String::new(), |a| a.to_string())
+            );
+            warned.push(t.path.clone());
+        }
+    }
 }
 
 /// The tables skipped so far in this run (each named once on stderr by [`warn_skipped`]).

@@ -38,6 +38,36 @@ pub fn wants_bundled_tables(paths: &[PathBuf]) -> bool {
     matches!(paths, [p] if p == Path::new(SPECS) && !p.exists())
 }
 
+/// The `learn` workspaces (folders named `*.learn`) in the current directory, sorted.
+pub fn learn_workspaces_here() -> Vec<PathBuf> {
+    let Ok(dir) = std::fs::read_dir(".") else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = dir
+        .filter_map(|e| e.ok())
+        .map(|e| PathBuf::from(e.file_name()))
+        .filter(|p| p.extension().is_some_and(|x| x == "learn") && p.is_dir())
+        .collect();
+    out.sort();
+    out
+}
+
+/// A note for a command that reads the bundled tables by default (no `specs/` here) in a
+/// directory that holds `learn` workspaces: which workspace the user may have meant and the
+/// options that read it. `None` where there is none.
+pub fn bundled_beside_workspaces() -> Option<String> {
+    let ws = learn_workspaces_here();
+    let first = ws.first()?;
+    let names: Vec<String> = ws.iter().map(|p| p.display().to_string()).collect();
+    Some(format!(
+        "note: no {SPECS}/ here: reading the bundled tables; this folder holds learn \
+         workspace(s) {}: to read one, pass --specs {1}/specs --resolved {1}/resolved/tables.json \
+         (and --oracle {1}/oracle where the command takes it)",
+        names.join(", "),
+        first.display()
+    ))
+}
+
 /// True when `path` is the default resolved view and the current directory has none: the
 /// bundled view is meant (over the bundled tables only).
 pub fn wants_bundled_resolved(path: &Path) -> bool {
