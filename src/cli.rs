@@ -1723,7 +1723,16 @@ fn forms_words(t: &spec::Table, arch: Arch, entries: &[Entry]) -> Vec<u128> {
 
 /// `oracle sweeps`: records the sweep words [`form_sweep_words`] asks for that are not yet
 /// recorded (added to `sweeps/<ARCH>-<MNEMONIC>.tsv`); returns how many were added.
-fn record_sweeps(a: &FormsArgs) -> Result<usize> {
+/// What one `oracle sweeps` run asked: the words recorded, and of those, the words the
+/// reading it started from (the resolved file it read) reads otherwise than nvdisasm does
+/// (text or verdict; words of another instruction not counted).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SweepRound {
+    pub(crate) added: usize,
+    pub(crate) misread: usize,
+}
+
+fn record_sweeps(a: &FormsArgs) -> Result<SweepRound> {
     use sass_conform::reading::legality;
     use sass_conform::reading::printer::{form_sweep_words, samples_by_variant};
     oracle::interrupt::install()?;
@@ -1745,7 +1754,9 @@ fn record_sweeps(a: &FormsArgs) -> Result<usize> {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let mut writer = oracle::OracleWriter::open(&a.out)?;
     let mut staged = 0;
-    let mut added = 0;
+    let mut round = SweepRound::default();
+    let renderer = Renderer::new(&codec);
+    let comparer = sass_conform::conform::Comparer::new(&codec, &renderer, Some(&model));
     for (ti, t) in codec.tables.iter().enumerate() {
         let arch = t.arch.expect("codec tables have an arch");
         let mut want: Vec<u128> = t
@@ -1779,12 +1790,17 @@ fn record_sweeps(a: &FormsArgs) -> Result<usize> {
             true => oracle::read_entries(&recorded)?,
             false => Vec::new(),
         };
+        round.misread += want
+            .iter()
+            .zip(&answers)
+            .filter(|(w, answer)| comparer.compare(arch, **w, answer).disagreement().is_some())
+            .count();
         rows.extend(
             want.iter()
                 .zip(answers)
                 .map(|(&word, answer)| Entry { arch, word, answer }),
         );
-        added += want.len();
+        round.added += want.len();
         writer.stage_entries(&rel, arch, &mut rows, nv.version(), &command)?;
         eprintln!(
             "{}: {} words (staged)",
@@ -1799,7 +1815,7 @@ fn record_sweeps(a: &FormsArgs) -> Result<usize> {
     } else {
         eprintln!("no variant needs a sweep around its forms");
     }
-    Ok(added)
+    Ok(round)
 }
 
 fn diff_cmd(a: &DiffArgs) -> Result<ExitCode> {

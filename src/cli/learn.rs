@@ -254,7 +254,11 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
 /// Sweeps around each form the answers show (`oracle sweeps`), then learn again; each round's
 /// answers can show forms within forms, so again until a round adds nothing (at most
 /// `SWEEP_ROUNDS`). Only what is missing is recorded, so on a finished workspace this records
-/// nothing and learns nothing. `pass` tells the two passes apart in the step lines
+/// nothing and learns nothing. Each round says how many of its words the reading before it
+/// read otherwise than nvdisasm; a round none of whose words is misread is no reason to stop:
+/// synthesised SM89 LDS read 0 of round 4's 2,054 words wrong, and stopping there left
+/// 59.046% of its check split, against 100% with round 5 (whose sweeps follow the reading
+/// learned from round 4). `pass` tells the two passes apart in the step lines
 /// (`sweeps around forms learned from the relearn split, round 1`).
 fn sweep_rounds(
     ws: &Workspace,
@@ -266,15 +270,20 @@ fn sweep_rounds(
         step(&format!(
             "sweeps around forms{pass}, round {round} (oracle sweeps)"
         ));
-        let added = record_sweeps(&FormsArgs {
+        let round = record_sweeps(&FormsArgs {
             view: view.clone(),
             specs: ws.specs.clone(),
             out: ws.oracle.clone(),
             nvdisasm: nvdisasm.clone(),
         })?;
-        if added == 0 {
+        if round.added == 0 {
             break;
         }
+        eprintln!(
+            "learn: the reading before this round read {} of its {} words otherwise than \
+             nvdisasm",
+            round.misread, round.added
+        );
         resolve_write(ws)?;
         oracle::interrupt::check()?;
     }
