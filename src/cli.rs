@@ -1721,17 +1721,20 @@ fn forms_words(t: &spec::Table, arch: Arch, entries: &[Entry]) -> Vec<u128> {
     want
 }
 
-/// `oracle sweeps`: records the sweep words [`form_sweep_words`] asks for that are not yet
-/// recorded (added to `sweeps/<ARCH>-<MNEMONIC>.tsv`); returns how many were added.
-/// What one `oracle sweeps` run asked: the words recorded, and of those, the words the
-/// reading it started from (the resolved file it read) reads otherwise than nvdisasm does
-/// (text or verdict; words of another instruction not counted).
+/// What one `oracle sweeps` run asked.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct SweepRound {
+    /// Words recorded.
     pub(crate) added: usize,
+    /// Of those, the words the reading it started from (the resolved file it read) reads
+    /// otherwise than nvdisasm does (text or verdict; words of another instruction not
+    /// counted).
     pub(crate) misread: usize,
 }
 
+/// `oracle sweeps`: records the sweep words [`form_sweep_words`] asks for that are not yet
+/// recorded (added to `sweeps/<ARCH>-<MNEMONIC>.tsv`); returns how many were added and how
+/// many of them the reading read before misreads ([`SweepRound`]).
 fn record_sweeps(a: &FormsArgs) -> Result<SweepRound> {
     use sass_conform::reading::legality;
     use sass_conform::reading::printer::{form_sweep_words, samples_by_variant};
