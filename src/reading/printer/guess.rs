@@ -210,7 +210,7 @@ mod tests {
         assert_eq!(
             shared_keys(&samples, 2),
             86,
-            "every key but R0's shares the 1 class"
+            "two classes, each of several keys: every key shares its class"
         );
         let ids: Vec<(u128, u16)> = s
             .texts
