@@ -20,8 +20,8 @@
 //! taken from the word, not from the table's labels.
 
 use crate::spec::printer::Pext;
+use crate::spec::printer::{ApartAffixes, keyed_affixes, shape, shape_into};
 pub use crate::spec::printer::{Joined, Key, NumberRule, Printer, Slot, deposit, pext};
-use crate::spec::printer::{shape, shape_into};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -4964,13 +4964,15 @@ fn shape_context(mask: u128, texts: &[(u128, &str)], groups: &[u128]) -> u128 {
 /// The search of [`shape_context`]: from the key `narrow`, up to [`MAX_SHAPE_CONTEXT_STEPS`]
 /// steps, each adding the group (or, where no group does, the pair of groups:
 /// [`paired_context`]) of `groups` outside `mask` that makes the `shaped` answers' shapes
-/// predictable (leave-one-out) on the most of them; `(key, context)` at the last state whose
-/// score is at least 1% of the answers above the one before it was taken. A step that gains
-/// less is taken on trial, and kept only where the steps after it reach that 1% together:
-/// an affix that three groups tell together, none alone and no pair by 1% (SM86 F2I,
-/// synthesised table: `.H1`, `.INVALID2`, `.INVALID3` after a 16-bit source register, from
-/// bits 60-61, which the table fixes, and only where the type bits 84-85 name the 16-bit
-/// source; those answers are 1.2% of the slot's).
+/// predictable (leave-one-out) on at least 1% more of them; `(key, context)` at the last
+/// such step. Where no group or pair gains 1%, the better of the best group and the best pair
+/// is taken on trial, and the steps taken on trial are kept when together they gain
+/// [`enough_shape_gain`] (less than 1%: a rare affix). An affix that three groups tell
+/// together, none alone and no pair by 1% (SM86 F2I, synthesised table: `.H1`, `.INVALID2`,
+/// `.INVALID3` after a 16-bit source register, from bits 60-61, which the table fixes, and
+/// only where the type bits 84-85 name the 16-bit source; 1.2% of the slot's answers). A
+/// single group gaining less than 1% is never kept on its own: the guard of the sweeps' base
+/// words makes a few more of them predictable by the words' making alone.
 fn shape_context_search(
     narrow: u128,
     mask: u128,
@@ -4979,16 +4981,17 @@ fn shape_context_search(
 ) -> (u128, u128) {
     let n = shaped.len();
     let (mut key, mut context) = (narrow, 0);
-    // The last state every step to which gained 1%: (key, context, score).
+    // The last state every step to which gained 1%, and the last state: (key, context, score).
     let mut firm: Option<(u128, u128, usize)> = None;
+    let mut last: Option<(u128, u128, usize)> = None;
     let mut scratch = LooScratch::default();
     for _ in 0..MAX_SHAPE_CONTEXT_STEPS {
         let classes = LooClasses::new(key, shaped);
         let now = classes.score(0, &mut scratch);
         let from = *firm.get_or_insert((key, context, now));
         let bound = classes.bound();
-        // Nothing left to gain, or not enough for the 1% the firm state asks.
-        if now == n || bound <= now || (bound - from.2) * 100 < n {
+        // Nothing left to gain, or not enough for any state to be kept.
+        if now == n || bound <= now || !enough_shape_gain(bound - from.2, n) {
             break;
         }
         let free: Vec<u128> = groups
@@ -5001,6 +5004,12 @@ fn shape_context_search(
             .iter()
             .map(|&g| (classes.score(g, &mut scratch), g))
             .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g.count_ones()), std::cmp::Reverse(g)));
+        if std::env::var_os("SASS_CONFORM_DEBUG_SHAPE").is_some() {
+            eprintln!(
+                "  shape step: key {key:x} n {n} now {now} bound {bound} firm {} best {best:x?}",
+                from.2
+            );
+        }
         let (c, g) = match best {
             Some((c, g)) if gains(c) => (c, g),
             _ => match paired_context(&free, &classes, &mut scratch) {
@@ -5014,12 +5023,35 @@ fn shape_context_search(
         };
         key |= g;
         context |= g;
+        last = Some((key, context, c));
         if gains(c) {
-            firm = Some((key, context, c));
+            firm = last;
         }
     }
-    firm.map_or((key, context), |(k, c, _)| (k, c))
+    let kept = match (firm, last) {
+        (Some(f), Some(l)) if l.2 > f.2 && enough_shape_gain(l.2 - f.2, n) => l,
+        (Some(f), _) => f,
+        (None, _) => (key, context, 0),
+    };
+    (kept.0, kept.1)
 }
+
+/// Whether the steps [`shape_context_search`] took on trial, making the shapes of `gain` more
+/// of a slot's `n` answers predictable together, are kept: at least
+/// [`MIN_SHAPE_GAIN_PERMILLE`] of the answers and [`MIN_SHAPE_GAIN_ANSWERS`].
+fn enough_shape_gain(gain: usize, n: usize) -> bool {
+    gain * 1000 >= n * MIN_SHAPE_GAIN_PERMILLE && gain >= MIN_SHAPE_GAIN_ANSWERS
+}
+
+/// Least share of a slot's answers (per mille) whose shapes the steps on trial must make
+/// predictable: an affix nvdisasm prints from bits the table fixes is seen only in the sweeps
+/// that set them (SM90 F2I, synthesised table: the source's `.H1`, `.INVALID2`, `.INVALID3`
+/// where the type bits 84-86 name a 16-bit source, 34 of 7,063 answers; at 1% the slot's table
+/// learned them by heart and printed `UR0.H1` for a 32-bit source).
+const MIN_SHAPE_GAIN_PERMILLE: usize = 3;
+
+/// Fewest answers the steps on trial must make predictable ([`enough_shape_gain`]).
+const MIN_SHAPE_GAIN_ANSWERS: usize = 8;
 
 /// Of the `context` bits in `key`, those whose leaving out makes the answers predictable
 /// (leave-one-out) on fewer of them; `(key, context)` without the others, and the
@@ -5809,6 +5841,7 @@ fn fit_number_unnamed_fresh(
     }
     if !rule.float {
         (rule.nearby_bits, rule.nearby) = nearby_affixes(&rule.affixes);
+        rule.apart = apart_affixes(&rule.affixes, (rule.nearby_bits, &rule.nearby));
     }
     Some(rule)
 }
@@ -5906,6 +5939,7 @@ fn probe_rule(num: u128, signed: bool, scale: i32, offset: i64) -> NumberRule {
         unseen: Vec::new(),
         nearby_bits: Key(0),
         nearby: Vec::new(),
+        apart: None,
         names: Vec::new(),
         special_affixes: Vec::new(),
         unread: 0,
@@ -6912,8 +6946,8 @@ mod tests {
         // SM86 F2I-like (synthesised table): the source register (bits 32-39, `-` at bit 63)
         // prints `.H1`, `.INVALID2` or `.INVALID3` from bits 60 and 61 (two free bits, each
         // its own group) only where the type group (bits 84-85) is 1. Those answers are about
-        // 1.4% of the slot's: no group and no pair makes the shapes predictable on 1% more of
-        // them, the three together do.
+        // 0.6% of the slot's (SM90 F2I: 34 of 7,063): no group and no pair makes the shapes
+        // predictable on enough more of them, the three together do.
         let (reg, neg, lo, hi, ty, other) = (
             0xffu128 << 32,
             1u128 << 63,
@@ -6927,12 +6961,12 @@ mod tests {
         let texts: Vec<(u128, String)> = (0..4000)
             .map(|_| {
                 let r = rng.next_u64() as u128;
-                let half = if r >> 8 & 15 == 0 { r >> 12 & 3 } else { 0 };
+                let half = if r >> 8 & 31 == 0 { r >> 13 & 3 } else { 0 };
                 let w = (r & 0xff) << 32
-                    | (r >> 14 & 1) << 63
+                    | (r >> 15 & 1) << 63
                     | half << 60
-                    | (r >> 15 & 3) << 84
-                    | (r >> 17 & 1) << 100;
+                    | (r >> 16 & 3) << 84
+                    | (r >> 18 & 1) << 100;
                 let sign = if w & neg != 0 { "-" } else { "" };
                 let suffix = if w >> 84 & 3 == 1 {
                     names[half as usize]
@@ -6944,7 +6978,7 @@ mod tests {
             .collect();
         let t: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
         let rare = t.iter().filter(|(_, t)| t.contains('.')).count();
-        assert!((40..80).contains(&rare), "{rare} answers with a suffix");
+        assert!((15..35).contains(&rare), "{rare} answers with a suffix");
         let groups = [reg, neg, lo, hi, ty, other];
         assert_eq!(shape_context(reg | neg, &t, &groups), lo | hi | ty);
     }
@@ -7917,6 +7951,51 @@ mod tests {
         ] {
             assert_eq!(p.print(w), reduction(w), "word {w:x}");
         }
+    }
+
+    #[test]
+    fn a_key_never_learned_takes_its_prefix_and_its_suffix_from_the_keys_that_tell_each() {
+        // SM86 F2I-like (synthesised table): key bits 0-1 the half (`.H1`, `.INVALID2`,
+        // `.INVALID3`), bit 2 the sign (`-`). Learned: every key but 0b010 (`.INVALID2`
+        // without `-`). No bit is one the pairs ignore; apart, the prefix follows bit 2 only
+        // and the suffix bits 0-1 only.
+        let e = |k: u128, p: &str, x: &str| (Key(k), false, p.to_string(), x.to_string());
+        let list = vec![
+            e(0, "R", ""),
+            e(1, "R", ".H1"),
+            e(3, "R", ".INVALID3"),
+            e(4, "-R", ""),
+            e(5, "-R", ".H1"),
+            e(6, "-R", ".INVALID2"),
+            e(7, "-R", ".INVALID3"),
+        ];
+        let (nearby_bits, nearby) = nearby_affixes(&list);
+        assert_eq!(nearby_bits, Key(0));
+        let apart =
+            apart_affixes(&list, (nearby_bits, &nearby)).expect("each side told by some bits");
+        assert_eq!(
+            (apart.prefix_bits, apart.suffix_bits),
+            (Key(0b011), Key(0b100))
+        );
+        let rule = NumberRule {
+            affixes: list.clone(),
+            nearby_bits,
+            nearby,
+            apart: Some(apart),
+            ..probe_rule(0xff << 32, false, 1, 0)
+        };
+        assert_eq!(rule.affixes_of(Key(0b010), false), Some(("R", ".INVALID2")));
+        assert_eq!(
+            rule.affixes_of(Key(0b110), false),
+            Some(("-R", ".INVALID2"))
+        );
+        // A number of the other sign was never learned on either side.
+        assert_eq!(rule.affixes_of(Key(0b010), true), None);
+        // Where every key was learned, the pairs tell all and nothing is kept apart.
+        let mut all = list;
+        all.push(e(2, "R", ".INVALID2"));
+        all.sort();
+        assert_eq!(apart_affixes(&all, (Key(0), &[])), None);
     }
 
     #[test]
@@ -9839,6 +9918,50 @@ fn nearby_affixes(list: &[(Key, bool, String, String)]) -> (Key, KeyedAffixes) {
     (Key(bits), groups)
 }
 
+/// The prefixes and the suffixes of `list` ([`NumberRule::affixes`]) keyed apart
+/// ([`NumberRule::apart`]): [`nearby_affixes`] of each side's texts alone. `None` where they
+/// tell no key that neither `list` nor the pairs' [`NumberRule::nearby`] (`nearby`, keyed
+/// without `nearby_bits`) tells.
+fn apart_affixes(
+    list: &[(Key, bool, String, String)],
+    (nearby_bits, nearby): (Key, &[(Key, bool, String, String)]),
+) -> Option<Box<ApartAffixes>> {
+    let side = |prefix: bool| -> KeyedAffixes {
+        list.iter()
+            .map(|(k, n, p, x)| match prefix {
+                true => (*k, *n, p.clone(), String::new()),
+                false => (*k, *n, String::new(), x.clone()),
+            })
+            .collect()
+    };
+    let (prefix_bits, prefixes) = nearby_affixes(&side(true));
+    let (suffix_bits, suffixes) = nearby_affixes(&side(false));
+    let (pb, sb) = (prefix_bits.0, suffix_bits.0);
+    if pb == 0 || sb == 0 {
+        return None;
+    }
+    let learned: HashSet<(u128, bool)> = list.iter().map(|e| (e.0.0, e.1)).collect();
+    let told = |k: u128, neg: bool| {
+        learned.contains(&(k, neg)) || keyed_affixes(nearby, Key(k & !nearby_bits.0), neg).is_some()
+    };
+    // The keys both sides tell: a prefix's key gives the bits the suffixes do not follow, a
+    // suffix's those the prefixes do not; bits that neither follows can hold anything.
+    let both = !(pb | sb);
+    let new = prefixes.iter().any(|(p, pn, ..)| {
+        suffixes.iter().any(|(x, xn, ..)| {
+            pn == xn && p.0 & both == x.0 & both && (pb & sb != 0 || !told(p.0 | x.0, *pn))
+        })
+    });
+    new.then(|| {
+        Box::new(ApartAffixes {
+            prefix_bits,
+            prefixes,
+            suffix_bits,
+            suffixes,
+        })
+    })
+}
+
 /// Per entry of `list`, the rank of its (prefix, suffix) pair among the list's distinct
 /// pairs in string order: [`nearby_groups`] counts and compares ranks where it compared the
 /// strings (the order, and so every tie-break, is the same).
@@ -10096,11 +10219,13 @@ impl FloatProbe<'_> {
         let (_, list, unseen) = affix_list(&tally(&self.affixes));
         let (_, special_list, _) = affix_list(&tally(&self.special));
         let (nearby_bits, nearby) = nearby_affixes(&list);
+        let apart = apart_affixes(&list, (nearby_bits, &nearby));
         NumberRule {
             affixes: list,
             unseen,
             nearby_bits,
             nearby,
+            apart,
             special_affixes: special_list,
             ..self.probe.clone()
         }
@@ -10240,6 +10365,7 @@ fn float_probes<'t>(
             unseen: Vec::new(),
             nearby_bits: Key(0),
             nearby: Vec::new(),
+            apart: None,
             names: Vec::new(),
             special_affixes: Vec::new(),
             unread,

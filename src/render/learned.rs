@@ -800,6 +800,7 @@ mod tests {
             unseen: Vec::new(),
             nearby_bits: Key(0),
             nearby: Vec::new(),
+            apart: None,
             names: Vec::new(),
             special_affixes: Vec::new(),
             unread: 0,

@@ -385,6 +385,31 @@ pub(crate) fn hex_de<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> 
     u128::from_str_radix(&s, 16).map_err(serde::de::Error::custom)
 }
 
+/// The prefix and the suffix of a [`NumberRule`]'s affixes, each keyed apart: per side, the
+/// key bits (packed as [`NumberRule::affixes`]' keys) that side's text does not follow, and
+/// (a key with those bits cleared, negative, prefix, suffix) with the other side's text empty,
+/// sorted as `affixes`. Learned as [`NumberRule::nearby`] is, from one side's texts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApartAffixes {
+    /// Key bits the prefixes do not follow.
+    pub prefix_bits: Key,
+    /// (key without `prefix_bits`, negative, prefix, "").
+    pub prefixes: Vec<(Key, bool, String, String)>,
+    /// Key bits the suffixes do not follow.
+    pub suffix_bits: Key,
+    /// (key without `suffix_bits`, negative, "", suffix).
+    pub suffixes: Vec<(Key, bool, String, String)>,
+}
+
+impl ApartAffixes {
+    /// The prefix of one side's key and the suffix of the other's, when both are held.
+    fn of(&self, other: Key, neg: bool) -> Option<(&str, &str)> {
+        let (pre, _) = keyed_affixes(&self.prefixes, Key(other.0 & !self.prefix_bits.0), neg)?;
+        let (_, suf) = keyed_affixes(&self.suffixes, Key(other.0 & !self.suffix_bits.0), neg)?;
+        Some((pre, suf))
+    }
+}
+
 /// A slot's number: `prefix + number(bits of mask) + suffix`, the affixes chosen by the other
 /// bits of the slot and the sign (`+0x4` / `+-0x4`, `R12`, `UR3`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -443,6 +468,13 @@ pub struct NumberRule {
     /// `affixes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nearby: Vec<(Key, bool, String, String)>,
+    /// The prefix and the suffix learned apart, for a key neither `affixes` nor `nearby`
+    /// holds: each side keyed by the bits it follows only ([`ApartAffixes`]). SM86 F2I's
+    /// source register (synthesised table): its `-` and `|...|` follow bits 62-63, its `.H1`
+    /// or `.INVALID2` bits 60-61 and the type bit 85, and a key no learned word had (`.INVALID2`
+    /// without `-`) prints the prefix of its sign bits and the suffix of its half bits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apart: Option<Box<ApartAffixes>>,
     /// Values printed as a name in the number's place, between the same affixes (the rule's
     /// bits, packed -> the name): `R` + `Z` for register 255, `UR` + `Z` for 63, `P` + `T`
     /// for 7; learned where every answer of the value agrees, so that `-|RZ|` follows from
@@ -766,10 +798,12 @@ impl NumberRule {
 
     /// The affixes of the slot's other bits `other` and the sign: those learned for them,
     /// else those [`NumberRule::nearby`] names for them without `nearby_bits`, else those
-    /// [`NumberRule::unseen`] names for the sign; `None` when none has any.
+    /// [`NumberRule::apart`] names side by side, else those [`NumberRule::unseen`] names for
+    /// the sign; `None` when none has any.
     pub(crate) fn affixes_of(&self, other: Key, neg: bool) -> Option<(&str, &str)> {
         self.learned_affixes(other, neg)
             .or_else(|| keyed_affixes(&self.nearby, Key(other.0 & !self.nearby_bits.0), neg))
+            .or_else(|| self.apart.as_ref().and_then(|a| a.of(other, neg)))
             .or_else(|| {
                 self.unseen
                     .iter()
@@ -783,7 +817,7 @@ impl NumberRule {
 /// halves: the learner writes each list sorted by key and sign, one entry each
 /// ([`crate::reading::printer`]), and learning asks a slot's rule about every value of its
 /// table (a linear search over thousands of keys was a tenth of a `resolve --write`).
-fn keyed_affixes(
+pub(crate) fn keyed_affixes(
     list: &[(Key, bool, String, String)],
     key: Key,
     neg: bool,
@@ -1239,6 +1273,16 @@ impl NumberRule {
                 self.nearby.len()
             );
         }
+        if let Some(a) = &self.apart {
+            rest += &format!(
+                "; else its prefix as the keys that differ only in bits {} ({} groups), its \
+                 suffix as those that differ only in bits {} ({} groups)",
+                bit_ranges(deposit(a.prefix_bits.0, other)),
+                a.prefixes.len(),
+                bit_ranges(deposit(a.suffix_bits.0, other)),
+                a.suffixes.len()
+            );
+        }
         for (neg, pre, suf) in &self.unseen {
             let sign = if *neg { "negative" } else { "not negative" };
             rest += &format!("; any other key, {sign}: {pre:?} n {suf:?}");
@@ -1408,6 +1452,7 @@ mod tests {
             unseen,
             nearby_bits: Key(0),
             nearby: Vec::new(),
+            apart: None,
             names: Vec::new(),
             special_affixes: Vec::new(),
             unread: 0,
