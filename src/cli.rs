@@ -444,7 +444,9 @@ struct WordsArgs {
     /// Arch of the words (SM80, sm_90, ...).
     #[arg(long)]
     arch: Arch,
-    /// Words as hex (32 digits, most significant first); `-` reads one per line from stdin.
+    /// Words as hex (`0x` optional, up to 32 digits, most significant first, fewer
+    /// zero-extended); `-` reads one per line from stdin (blank and `#` lines skipped; the
+    /// first bad line ends the output with its error, exit 2).
     words: Vec<String>,
     /// One JSON object per line.
     #[arg(long)]

@@ -232,3 +232,24 @@ fn symlinks_are_not_followed_out_of_the_specs_folder_and_load_once() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_cut_off_bit_row_is_one_finding_not_one_per_missing_cell() {
+    // synth/SM120/FRND.txt line 18 (bits 64-127) cut to its first 40 cells: they end in fixed
+    // `0` cells, so no field continues over bits 104-127; the cut is named once, with every
+    // missing bit, and no missing cell is also an `empty-cell`.
+    let text = read("synth/SM120/FRND.txt");
+    let row = text.lines().nth(17).unwrap().to_string();
+    let cut = row.split('\t').take(40).collect::<Vec<_>>().join("\t");
+    let t = parse_table("t.txt", &edit(&text, &row, &cut)).unwrap();
+    let on_18 = |kind: &str| {
+        t.oddities
+            .iter()
+            .filter(|o| o.kind == kind && o.line == 18)
+            .collect::<Vec<_>>()
+    };
+    let cuts = on_18("row-cut-off");
+    assert_eq!(cuts.len(), 1);
+    assert_eq!(cuts[0].bits, (104..128).collect::<Vec<u8>>());
+    assert_eq!(on_18("empty-cell").len(), 0);
+}

@@ -698,6 +698,8 @@ pub(crate) fn layout_half(
                     acc[f].bits.insert(bit);
                     la.described |= 1u128 << bit;
                 }
+                // A cell the cut-off row lacks: its `row-cut-off` finding names every such bit.
+                None if i >= cells.len() => {}
                 None => {
                     odd.push(oddity(
                         c_no,
