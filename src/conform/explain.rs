@@ -25,6 +25,45 @@ pub struct Explained {
     pub agrees: bool,
 }
 
+/// The signature operand a field label of the form `opN.NAME` names (`op1.ABS` -> 1): a
+/// modifier of that operand, as table generators label them.
+fn operand_of_label(label: &str) -> Option<usize> {
+    let (op, name) = label.split_once('.')?;
+    let n = op.strip_prefix("op")?;
+    (!name.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse().ok())
+        .flatten()
+}
+
+/// The register or number of an operand atom written with affixes only: prefixes of `-`,
+/// `|`, `~`, `!`, then the core (letters, digits, `_`), then `.NAME` suffixes and `|`
+/// (`-|R12.H1|` -> `R12`); `None` for any other atom (`c[0x3][0x10]`, `[R1+0x4]`).
+fn affixed_core(atom: &str) -> Option<&str> {
+    let rest = atom.trim_start_matches(['-', '|', '~', '!']);
+    let end = rest
+        .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+        .unwrap_or(rest.len());
+    let (core, mut tail) = rest.split_at(end);
+    if core.is_empty() {
+        return None;
+    }
+    while !tail.is_empty() {
+        tail = if let Some(t) = tail.strip_prefix('|') {
+            t
+        } else {
+            let t = tail.strip_prefix('.')?;
+            let k = t
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                .unwrap_or(t.len());
+            if k == 0 {
+                return None;
+            }
+            &t[k..]
+        };
+    }
+    Some(core)
+}
+
 /// What changed between two texts: modifiers removed/added, the atoms replaced (a run of the
 /// base text's atoms and the run that stands in its place) and whether the guard changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -387,6 +426,20 @@ impl<'a> Explainer<'a> {
             {
                 agrees = true;
             }
+            // A field of one operand's modifiers (`op1.ABS`, `op1.H1`: the label names the
+            // signature operand) whose flip changes only that operand's affixes (`R0` ->
+            // `|R0|`, `R0.H1`): the table is right (SM120 FRND, synthesised table).
+            if rid == id
+                && let Some(n) = operand_of_label(&f.label)
+                && c.mods_removed.is_empty()
+                && c.mods_added.is_empty()
+                && !c.guard
+                && let ([a], [b]) = (c.atoms_removed.as_slice(), c.atoms_added.as_slice())
+                && affixed_core(a).is_some_and(|x| affixed_core(b) == Some(x))
+                && super::resolve::text_atom_to_signature(rv, c.at) == Some(n)
+            {
+                agrees = true;
+            }
         }
         if head.is_empty()
             && let Some(s) = self.codec.ids().find(|s| {
@@ -426,6 +479,21 @@ impl<'a> Explainer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_operand_flag_is_read_off_its_label_and_an_affix_only_change() {
+        assert_eq!(operand_of_label("op1.ABS"), Some(1));
+        assert_eq!(operand_of_label("op12.INVALID2"), Some(12));
+        assert_eq!(operand_of_label("operand 1"), None);
+        assert_eq!(operand_of_label("op.ABS"), None);
+        assert_eq!(operand_of_label("op1."), None);
+        assert_eq!(affixed_core("-|R12.H1|"), Some("R12"));
+        assert_eq!(affixed_core("R0.reuse.H1_H1"), Some("R0"));
+        assert_eq!(affixed_core("~UR7"), Some("UR7"));
+        assert_eq!(affixed_core("c[0x3]"), None);
+        assert_eq!(affixed_core("R1+0x4"), None);
+        assert_eq!(affixed_core("|"), None);
+    }
 
     #[test]
     fn atoms_that_appear_are_read_as_transforms() {

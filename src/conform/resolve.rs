@@ -99,7 +99,7 @@ pub fn disagreement(v: &Variant, r: &BitReading) -> Option<&'static str> {
 /// when it writes every signature atom; else its atoms paired with the signature's in order
 /// by kind ([`kind_fits`]), as where the line is nvdisasm's text for the fixed word and
 /// leaves operands out at their defaults (SM80 LD `R0, [R0]` for `R,[R+I],P`).
-fn text_atom_to_signature(v: &Variant, atom: usize) -> Option<usize> {
+pub(super) fn text_atom_to_signature(v: &Variant, atom: usize) -> Option<usize> {
     let l = Line::parse(&v.distilled)?;
     let (atoms, sig) = (l.atoms(), &v.signature.atoms);
     if atoms.len() == sig.len() {
