@@ -5384,8 +5384,9 @@ impl<'a> LooClasses<'a> {
     }
 
     /// Whether no further group (or pair of groups) can gain the `(c - now) x 100 >= n`
-    /// that [`fit_plain`] and [`shape_context`] ask of one, `now` being the score of the key
-    /// alone and `n` the answers: then neither need score a group.
+    /// that [`fit_plain`] asks of one, `now` being the score of the key alone and `n` the
+    /// answers: then no group need be scored. ([`shape_context_search`] asks less of steps on
+    /// trial and bounds its search with [`enough_shape_gain`] instead.)
     fn no_group_gains(&self, now: usize, n: usize) -> bool {
         let bound = self.bound();
         bound <= now || (bound - now) * 100 < n
