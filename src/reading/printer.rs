@@ -6455,37 +6455,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_chooser_learns_the_preferred_variant_that_prints_right_and_skips_the_rest() {
-        // Three variants of table 0 match every word. Word 1: variants 0 and 2 print it
-        // right (2 is preferred); word 2: only variant 1 does; word 3: none does, so it tells
-        // nothing of the choice. Labelled by attribution, word 1 went to whichever of the
-        // tied variants came last (synthesised SM87 LD, 2026-12-07).
-        let id = |v: u16| crate::codec::VariantId {
-            table: 0,
-            variant: v,
-        };
-        let obs = |word: u128| Obs {
-            arch: crate::arch::Arch(87),
-            word,
-            text: "LD R0, [R1] ;",
-            cands: vec![id(0), id(1), id(2)],
-        };
-        let (o1, o2, o3) = (obs(1), obs(2), obs(3));
-        let list = [&o1, &o2, &o3];
-        let right: HashSet<(u128, crate::codec::VariantId)> =
-            [(1, id(0)), (1, id(2)), (2, id(1))].into_iter().collect();
-        assert_eq!(
-            chooser_labels(&list, &right, &[2, 0, 1]),
-            vec![(1, 2), (2, 1)]
-        );
-        // Preference 0 before 2: word 1 is variant 0's.
-        assert_eq!(
-            chooser_labels(&list, &right, &[1, 0, 2]),
-            vec![(1, 0), (2, 1)]
-        );
-    }
-
-    #[test]
     fn a_type_flag_inside_a_wider_modifier_field_picks_the_float_reading() {
         // A 32-bit immediate (bits 32-63) beside a modifier field over bits 72-77 whose bit 73
         // reads bits 32-47 as a bfloat16 (SM103 MUFU `.BF16`), the float without it: no group
@@ -8759,9 +8728,8 @@ pub fn learn_printers(
     install(tables, &printers);
     let codec2 = crate::codec::Codec::new(tables.to_vec())?;
     let renderer2 = crate::render::Renderer::new(&codec2);
-    let right = printed_right(&codec2, &renderer2, &obs);
-    learn_preferences(&codec2, model, &obs, &right);
-    learn_choosers(model, &obs, &right);
+    learn_preferences(&codec2, &renderer2, model, &obs);
+    learn_choosers(&codec2, &renderer2, model, &obs, &second);
     share_overlap_printers(tables, &codec2, &renderer2, model, &obs);
     Ok(sum)
 }
@@ -9352,48 +9320,31 @@ fn overlapping_by_table<'o, 'a>(obs: &'o [Obs<'a>]) -> BTreeMap<u16, Vec<&'o Obs
     per_table
 }
 
-/// The answers several variants match, each with every one of those variants whose reading
-/// (`codec`'s printers) prints nvdisasm's text for it: the pairs (word, variant).
-fn printed_right(
-    codec: &crate::codec::Codec,
-    renderer: &crate::render::Renderer,
-    obs: &[Obs],
-) -> HashSet<(u128, crate::codec::VariantId)> {
-    use rayon::prelude::*;
-    obs.par_iter()
-        .filter(|o| o.cands.len() > 1)
-        .flat_map_iter(|o| {
-            o.cands.iter().filter_map(move |id| {
-                codec
-                    .decode_as(*id, crate::codec::Word(o.word))
-                    .is_some_and(|d| renderer.render(codec, &d) == o.text)
-                    .then_some((o.word, *id))
-            })
-        })
-        .collect()
-}
-
 /// Per table, the preference order among overlapping variants learned again from the final
 /// readings: variants that print right more of the answers they match come first (LD, where
 /// every variant is the same encoding and nvdisasm prints the widest form, leaving out
 /// defaults). Kept where it gets more of those answers' texts right than the order before.
-/// `right`: [`printed_right`] with the final readings.
 fn learn_preferences(
     codec: &crate::codec::Codec,
+    renderer: &crate::render::Renderer,
     model: &mut super::model::Model,
     obs: &[Obs],
-    right: &HashSet<(u128, crate::codec::VariantId)>,
 ) {
     let per_table = overlapping_by_table(obs);
     for (t, list) in per_table {
         let n = codec.tables[t as usize].variants.len();
         // Per variant: answers it matches, and of those, printed right by its reading.
         let mut tally = vec![(0usize, 0usize); n];
+        let mut right: HashSet<(u128, u16)> = HashSet::default();
         for o in &list {
             for id in &o.cands {
+                let ok = codec
+                    .decode_as(*id, crate::codec::Word(o.word))
+                    .is_some_and(|d| renderer.render(codec, &d) == o.text);
                 tally[id.variant as usize].0 += 1;
-                if right.contains(&(o.word, *id)) {
+                if ok {
                     tally[id.variant as usize].1 += 1;
+                    right.insert((o.word, id.variant));
                 }
             }
         }
@@ -9415,7 +9366,7 @@ fn learn_preferences(
             list.iter()
                 .filter(|o| {
                     let first = o.cands.iter().min_by_key(|id| pos(id.variant));
-                    first.is_some_and(|id| right.contains(&(o.word, *id)))
+                    first.is_some_and(|id| right.contains(&(o.word, id.variant)))
                 })
                 .count()
         };
@@ -9428,27 +9379,33 @@ fn learn_preferences(
 }
 
 /// Per table, a bit tree that names the variant nvdisasm reads a word as where several
-/// match, kept where it gets more of those answers' texts right than the model's preference
-/// order. Learned from the answers some matching variant's final reading prints right
-/// (`right`, [`printed_right`]), each labelled with the first such variant in the preference
-/// order; an answer no variant prints right tells nothing of the choice and is left out.
-/// Labelled by the attribution the printers were learned from instead (until 2026-12-07),
-/// a word several variants tied on went to whichever came last, and synthesised SM87 LD's
-/// tree (277 leaves) named the `desc[UR][R.64]` variant for 1,527 learned words with bit 76
-/// clear, which nvdisasm prints `[R.64+UR]` (desc needs bits 76, 91 and 101 set).
+/// match, learned from the attributed answers; kept where it gets more of those answers'
+/// texts right than the model's preference order.
 fn learn_choosers(
+    codec: &crate::codec::Codec,
+    renderer: &crate::render::Renderer,
     model: &mut super::model::Model,
     obs: &[Obs],
-    right: &HashSet<(u128, crate::codec::VariantId)>,
+    attributed: &HashMap<(u16, u16), Vec<Sample>>,
 ) {
+    let mut owner: HashMap<u128, crate::codec::VariantId> = HashMap::default();
+    for ((t, v), samples) in attributed {
+        for (w, _) in samples {
+            owner.insert(
+                *w,
+                crate::codec::VariantId {
+                    table: *t,
+                    variant: *v,
+                },
+            );
+        }
+    }
     let per_table = overlapping_by_table(obs);
     for (t, list) in per_table {
-        let pref = model
-            .tables
-            .get(t as usize)
-            .map(|m| m.preference().to_vec())
-            .unwrap_or_default();
-        let samples = chooser_labels(&list, right, &pref);
+        let samples: Vec<(u128, u16)> = list
+            .iter()
+            .filter_map(|o| owner.get(&o.word).map(|id| (o.word, id.variant)))
+            .collect();
         // Judged on answers it was not learned from (one in eight, [`set_aside`]): a
         // tree deep enough to learn noise does worse there than the preference order.
         let fit: Vec<(u128, u16)> = samples
@@ -9459,6 +9416,11 @@ fn learn_choosers(
         let Some(trial) = super::tree::Tree::learn(&fit) else {
             continue;
         };
+        let text_of = |id: crate::codec::VariantId, w: u128| {
+            codec
+                .decode_as(id, crate::codec::Word(w))
+                .map(|d| renderer.render(codec, &d))
+        };
         let (mut by_tree, mut by_order) = (0usize, 0usize);
         for o in list.iter().filter(|o| set_aside(o.word)) {
             let want = crate::codec::VariantId {
@@ -9467,8 +9429,8 @@ fn learn_choosers(
             };
             let first = preferred(model.tables.get(t as usize), &o.cands);
             let id = if o.cands.contains(&want) { want } else { first };
-            by_tree += usize::from(right.contains(&(o.word, id)));
-            by_order += usize::from(right.contains(&(o.word, first)));
+            by_tree += usize::from(text_of(id, o.word).as_deref() == Some(o.text));
+            by_order += usize::from(text_of(first, o.word).as_deref() == Some(o.text));
         }
         if by_tree > by_order
             && let Some(tm) = model.tables.get_mut(t as usize)
@@ -9476,28 +9438,6 @@ fn learn_choosers(
             tm.chooser = super::tree::Tree::learn(&samples);
         }
     }
-}
-
-/// The answers a variant chooser learns from: each answer of `list` (answers several
-/// variants match) that some matching variant prints right (`right`, [`printed_right`]),
-/// with the first such variant in the preference order `pref` (variant numbers, first
-/// preferred; a variant not listed comes last); answers no matching variant prints right are
-/// left out.
-fn chooser_labels(
-    list: &[&Obs],
-    right: &HashSet<(u128, crate::codec::VariantId)>,
-    pref: &[u16],
-) -> Vec<(u128, u16)> {
-    let pos = |v: u16| pref.iter().position(|&p| p == v).unwrap_or(usize::MAX);
-    list.iter()
-        .filter_map(|o| {
-            o.cands
-                .iter()
-                .filter(|id| right.contains(&(o.word, **id)))
-                .min_by_key(|id| pos(id.variant))
-                .map(|id| (o.word, id.variant))
-        })
-        .collect()
 }
 
 /// The bit groups a printer is learned over: each field of the variant, then each bit that
