@@ -4197,6 +4197,7 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
             },
         }
     }
+    mask |= backoff_context(mask, &ids, &context_candidates(mask, groups));
     mask |= shape_context(mask, texts, groups);
     let mut table = value_table(mask, texts);
     let mut number = fit_number(mask, 0, &table, groups, base);
@@ -4321,6 +4322,89 @@ fn number_exceptions_under_every_key(
     out.extend(added);
     out.sort();
     out
+}
+
+/// A group of `cands` that tells a slot's text where the slot's own key does not, judged
+/// with back-off: each (key, group value) cell predicts its answers where its majority text
+/// still leads without the answer left out, and elsewhere (too few answers: a register's
+/// value seen once with each value of the group) its answers are predicted by the key alone,
+/// as before. The group whose cells predict the most answers is taken when that is at least
+/// 1% of them more than the key alone ([`loo_score`]); 0 when none is. Plain leave-one-out
+/// scores a cell of one answer as wrong, so a group that tells the text of a few values of
+/// a wide field (a register's `RZ`) loses on every other value split into single answers:
+/// synthesised SM80 LDS prints `RZ.X4+` before a uniform register (bit 91 set) and nothing
+/// at all without one (`[0x4]`), which the slot over bits 24-31 and 78-79 keyed by register
+/// and scale alone printed `[RZ.X4+0x4]` (1,139 of 23,301 answers of one learn). Only where
+/// the key alone leaves at least 1% of the answers unpredicted, and only single bits: the
+/// printer does not back off (a key no answer showed prints by the number rule or the
+/// slot's default), so a wider group's unseen cells print worse than the score says (a
+/// 4-bit type group taken as a scope slot's context printed `.INVALID10` for a type and
+/// scope never seen together; `a_value_that_reshapes_text_elsewhere_...`).
+fn backoff_context(mask: u128, texts: &[(u128, u32)], cands: &[u128]) -> u128 {
+    let n = texts.len();
+    let now = loo_score(mask, texts);
+    if (n - now.min(n)) * 100 < n || cands.is_empty() {
+        return 0;
+    }
+    // Per key: each text's count; whether an answer of a text is predicted by the key alone.
+    let mut per_key: HashMap<u128, HashMap<u32, u32>> = HashMap::default();
+    for &(w, t) in texts {
+        *per_key.entry(w & mask).or_default().entry(t).or_default() += 1;
+    }
+    let key_right = |w: u128, t: u32| -> bool {
+        let counts = &per_key[&(w & mask)];
+        let c = counts[&t];
+        c >= 2 && counts.iter().all(|(&o, &oc)| o == t || c > oc + 1)
+    };
+    let fallback: Vec<bool> = texts.iter().map(|&(w, t)| key_right(w, t)).collect();
+    let mut best: Option<(usize, u128)> = None;
+    for &g in cands
+        .iter()
+        .filter(|&&g| g & mask == 0 && g.count_ones() == 1)
+    {
+        // Per (key, group value) cell: per text, (count, answers the key alone predicts).
+        let mut cells: HashMap<(u128, u128), HashMap<u32, (u32, u32)>> = HashMap::default();
+        for (&(w, t), &f) in texts.iter().zip(&fallback) {
+            let e = cells
+                .entry((w & mask, w & g))
+                .or_default()
+                .entry(t)
+                .or_default();
+            e.0 += 1;
+            e.1 += u32::from(f);
+        }
+        let score: usize = cells
+            .values()
+            .map(|counts| {
+                let (mut c1, mut c2) = (0u32, 0u32);
+                for &(c, _) in counts.values() {
+                    if c > c1 {
+                        (c1, c2) = (c, c1);
+                    } else if c > c2 {
+                        c2 = c;
+                    }
+                }
+                if c1 >= 2 && c1 - 1 > c2 {
+                    c1 as usize
+                } else {
+                    counts.values().map(|&(_, f)| f as usize).sum()
+                }
+            })
+            .sum();
+        if best.is_none_or(|(b, bg)| {
+            (
+                score,
+                std::cmp::Reverse(g.count_ones()),
+                std::cmp::Reverse(g),
+            ) > (b, std::cmp::Reverse(bg.count_ones()), std::cmp::Reverse(bg))
+        }) {
+            best = Some((score, g));
+        }
+    }
+    match best {
+        Some((score, g)) if score > now && (score - now) * 100 >= n => g,
+        _ => 0,
+    }
 }
 
 /// The bits [`fit_plain`] may add to a slot over `mask` as its context: every group outside
@@ -7548,6 +7632,52 @@ mod tests {
         let want = [split, 1 << 72, 0b111 << 87, outside];
         assert_eq!(c.len(), want.len());
         assert!(want.iter().all(|w| c.contains(w)));
+    }
+
+    #[test]
+    fn a_group_that_tells_only_a_few_register_values_is_context_with_back_off() {
+        // Synthesised SM80 LDS: the register (bits 24-31) prints `R<n>` whatever bit 91
+        // says, but at 255 it prints `RZ.X4` with bit 91 set and nothing without it. Each
+        // other register is seen about twice, so bit 91 splits it into single answers, which
+        // plain leave-one-out scores as wrong; with back-off they keep the register's text.
+        let (reg, form, noise) = (0xffu128 << 24, 1u128 << 91, 1u128 << 100);
+        let mut rng = crate::codec::SplitMix64(91);
+        let texts: Vec<(u128, String)> = (0..1200)
+            .map(|i| {
+                let r = rng.next_u64() as u128;
+                // One answer in six at register 255, the rest spread over all 256 values.
+                let v = if i % 6 == 0 { 0xff } else { r & 0xff };
+                let w = v << 24 | (r >> 8 & 1) << 91 | (r >> 9 & 1) << 100;
+                let t = match (v, w & form != 0) {
+                    (0xff, true) => "RZ.X4".to_string(),
+                    (0xff, false) => String::new(),
+                    _ => format!("R{v}"),
+                };
+                (w, t)
+            })
+            .collect();
+        let pairs: Vec<(u128, &str)> = texts.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let ids = interned(&pairs);
+        // Plain leave-one-out: bit 91 scores below the register alone.
+        let classes = LooClasses::new(reg, &ids);
+        let mut scratch = LooScratch::default();
+        let alone = classes.score(0, &mut scratch);
+        assert!(classes.score(form, &mut scratch) < alone);
+        // With back-off it is taken, and a bit that tells nothing is not.
+        assert_eq!(backoff_context(reg, &ids, &[noise, form]), form);
+        assert_eq!(backoff_context(reg, &ids, &[noise]), 0);
+        // The whole slot fit keys its table by it: 255 prints by bit 91.
+        let slot = fit_plain(reg, &pairs, &[reg, form, noise], 0);
+        assert_eq!(slot.mask & form, form);
+        let print = |w: u128| {
+            let mut out = String::new();
+            slot.print_into(w, &mut out);
+            out
+        };
+        assert_eq!(print(0xff << 24 | form), "RZ.X4");
+        assert_eq!(print(0xff << 24), "");
+        assert_eq!(print(0x17 << 24), "R23");
+        assert_eq!(print(0x17 << 24 | form), "R23");
     }
 
     #[test]
