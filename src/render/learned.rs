@@ -112,11 +112,18 @@ struct Table {
 /// (bits, texts): printers of many variants print the same slots (a register operand, a
 /// modifier) from the same bits, and one copy of each table keeps the words' lookups in fewer
 /// cache lines (SM90 TLD4: 101 tables of 16-byte cells, 288 KiB, of which 20 differ, 51 KiB).
+/// A table of slots already seen is found by the slots, before their texts are printed.
 #[derive(Debug, Default)]
-pub(super) struct Tables(Mutex<rustc_hash::FxHashMap<TableKey, Arc<Table>>>);
+pub(super) struct Tables(Mutex<Pool>);
 
-/// What makes two tables the same: their bits and the text of every key of them.
-type TableKey = (u128, Vec<String>);
+/// The tables of [`Tables`], by what makes them the same.
+#[derive(Debug, Default)]
+struct Pool {
+    /// By their bits and the text of every key of them.
+    by_texts: rustc_hash::FxHashMap<(u128, Vec<String>), Arc<Table>>,
+    /// By their bits and the slots printed from them (equal slots print equal texts).
+    by_slots: Vec<(u128, Vec<Slot>, Arc<Table>)>,
+}
 
 /// A text of at most 15 bytes held in place (16 bytes, copied as one block).
 #[derive(Debug, Clone, Copy)]
@@ -338,6 +345,15 @@ fn table(group: &[&Slot], mask: u128, texts: &mut Texts, tables: &Tables) -> Opt
     if group.is_empty() {
         return None;
     }
+    let lock = || tables.0.lock().unwrap_or_else(|e| e.into_inner());
+    let same_slots = |(m, slots, _): &&(u128, Vec<Slot>, Arc<Table>)| {
+        *m == mask && slots.len() == group.len() && slots.iter().zip(group).all(|(a, b)| a == *b)
+    };
+    if mask != 0
+        && let Some((_, _, t)) = lock().by_slots.iter().find(same_slots)
+    {
+        return Some(FSlot::Table(Arc::clone(t)));
+    }
     let mut text = String::new();
     let all: Vec<String> = (0..1u128 << mask.count_ones())
         .map(|key| {
@@ -352,11 +368,15 @@ fn table(group: &[&Slot], mask: u128, texts: &mut Texts, tables: &Tables) -> Opt
     if mask == 0 {
         return Some(FSlot::Fixed(texts.add(&all[0], true)));
     }
-    let mut pool = tables.0.lock().unwrap_or_else(|e| e.into_inner());
-    let shared = pool
-        .entry((mask, all))
-        .or_insert_with_key(|(mask, all)| Arc::new(new_table(*mask, all)));
-    Some(FSlot::Table(Arc::clone(shared)))
+    let mut pool = lock();
+    let shared = Arc::clone(
+        pool.by_texts
+            .entry((mask, all))
+            .or_insert_with_key(|(mask, all)| Arc::new(new_table(*mask, all))),
+    );
+    let slots = group.iter().map(|s| (*s).clone()).collect();
+    pool.by_slots.push((mask, slots, Arc::clone(&shared)));
+    Some(FSlot::Table(shared))
 }
 
 /// The table of the texts `all` of every key of `mask` (not 0).
