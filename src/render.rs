@@ -436,6 +436,8 @@ pub struct Renderer {
     /// out prints each table key of its slots once, which a variant met a few times in a dump
     /// of many variants never pays back.
     fast_after: u32,
+    /// The tables of the learned printers worked out, shared among them.
+    fast_tables: learned::Tables,
 }
 
 /// A variant's learned printer worked out ([`learned::FastPrinter`]) once it has printed
@@ -502,6 +504,7 @@ impl Renderer {
             guards,
             printers,
             fast_after: FAST_AFTER,
+            fast_tables: Default::default(),
         }
     }
 
@@ -565,7 +568,10 @@ impl Renderer {
         if l.printed.fetch_add(1, Relaxed) < self.fast_after {
             return None;
         }
-        Some(l.fast.get_or_init(|| learned::FastPrinter::new(printer)))
+        Some(
+            l.fast
+                .get_or_init(|| learned::FastPrinter::new(printer, &self.fast_tables)),
+        )
     }
 
     /// The text of a decoded word whose variant has no learned printer.

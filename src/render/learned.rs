@@ -8,6 +8,7 @@
 
 use super::{Piece, TextBuf, TextOut, Texts};
 use crate::spec::printer::{Joined, Key, NumberRule, Printer, Slot, deposit, number_bytes, pext};
+use std::sync::{Arc, Mutex};
 
 /// Most runs of adjacent bits a [`Bits`] holds in place (more: [`pext`] by the mask).
 const RUNS: usize = 4;
@@ -85,8 +86,9 @@ struct Body {
 enum FSlot {
     /// The same text for every word.
     Fixed(Piece),
-    /// Per key of the bits, the text (of one slot, or of adjacent slots together).
-    Table(Box<Table>),
+    /// Per key of the bits, the text (of one slot, or of adjacent slots together); shared by
+    /// every printer with the same table ([`Tables`]).
+    Table(Arc<Table>),
     /// Texts and a number by the key of the bits of slot `.0` (of the slots printed from).
     Keyed(usize, Box<Keyed>),
     /// Parts joined ([`Joined`]) of slot `.0`.
@@ -99,8 +101,28 @@ struct Table {
     key: Key8,
     /// Per key, its text in place, or [`Cell::LONG`].
     cells: Vec<Cell>,
-    /// Per key, its text where longer than a cell holds (empty when none is).
+    /// Per key, its text where longer than a cell holds, in [`Table::texts`] (empty when none
+    /// is).
     long: Vec<Piece>,
+    /// The texts of `long` (the table's own, so that printers can share the table).
+    texts: Texts,
+}
+
+/// The tables ([`Table`]) the learned printers of one renderer have worked out, one per
+/// (bits, texts): printers of many variants print the same slots (a register operand, a
+/// modifier) from the same bits, and one copy of each table keeps the words' lookups in fewer
+/// cache lines (SM90 TLD4: 101 tables of 16-byte cells, 288 KiB, of which 20 differ, 51 KiB).
+/// A table of slots already seen is found by the slots, before their texts are printed.
+#[derive(Debug, Default)]
+pub(super) struct Tables(Mutex<Pool>);
+
+/// The tables of [`Tables`], by what makes them the same.
+#[derive(Debug, Default)]
+struct Pool {
+    /// By their bits and the text of every key of them.
+    by_texts: rustc_hash::FxHashMap<(u128, Vec<String>), Arc<Table>>,
+    /// By their bits and the slots printed from them (equal slots print equal texts).
+    by_slots: Vec<(u128, Vec<Slot>, Arc<Table>)>,
 }
 
 /// A text of at most 15 bytes held in place (16 bytes, copied as one block).
@@ -166,7 +188,7 @@ impl Key8 {
 
 impl Table {
     #[inline]
-    fn print(&self, word: u128, texts: &Texts, out: &mut TextBuf) {
+    fn print(&self, word: u128, out: &mut TextBuf) {
         let key = self.key.of(word);
         let Some(c) = self.cells.get(key) else {
             return;
@@ -174,7 +196,7 @@ impl Table {
         if c.len != Cell::LONG {
             out.push_cell(&c.bytes, c.len);
         } else if let Some(&p) = self.long.get(key) {
-            out.push_piece(texts, p);
+            out.push_piece(&self.texts, p);
         }
     }
 }
@@ -215,10 +237,10 @@ struct FNumber {
 }
 
 impl FastPrinter {
-    /// `p` worked out.
-    pub(super) fn new(p: &Printer) -> FastPrinter {
+    /// `p` worked out, its tables shared through `tables`.
+    pub(super) fn new(p: &Printer, tables: &Tables) -> FastPrinter {
         let mut texts = Texts::default();
-        let body = Body::new(p, &mut texts);
+        let body = Body::new(p, &mut texts, tables);
         texts.finish();
         FastPrinter {
             texts,
@@ -263,7 +285,7 @@ fn own_bits(s: &Slot) -> bool {
 }
 
 impl Body {
-    fn new(p: &Printer, texts: &mut Texts) -> Body {
+    fn new(p: &Printer, texts: &mut Texts, tables: &Tables) -> Body {
         // Adjacent slots that each print by their own bits are tabled together while their
         // bits together are at most `DENSE` wide in at most `KEY8_RUNS` runs.
         let mut slots = Vec::new();
@@ -273,22 +295,26 @@ impl Body {
             let fits = Key8::new(both).is_some();
             if own_bits(s) && Key8::new(s.mask).is_some() {
                 if !fits {
-                    slots.extend(table(&group.1, group.0, texts));
+                    slots.extend(table(&group.1, group.0, texts, tables));
                     group = (0, Vec::new());
                 }
                 group.0 |= s.mask;
                 group.1.push(s);
                 continue;
             }
-            slots.extend(table(&group.1, group.0, texts));
+            slots.extend(table(&group.1, group.0, texts, tables));
             group = (0, Vec::new());
-            slots.push(FSlot::new(i, s, texts));
+            slots.push(FSlot::new(i, s, texts, tables));
         }
-        slots.extend(table(&group.1, group.0, texts));
+        slots.extend(table(&group.1, group.0, texts, tables));
         Body {
             slots,
             form: Bits::new(p.form_mask),
-            forms: p.forms.iter().map(|(_, f)| Body::new(f, texts)).collect(),
+            forms: p
+                .forms
+                .iter()
+                .map(|(_, f)| Body::new(f, texts, tables))
+                .collect(),
         }
     }
 
@@ -304,7 +330,7 @@ impl Body {
         }
         for s in &self.slots {
             match s {
-                FSlot::Table(t) => t.print(word, texts, out),
+                FSlot::Table(t) => t.print(word, out),
                 FSlot::Fixed(piece) => out.push_piece(texts, *piece),
                 _ => s.print_rare(&p.slots, word, texts, out),
             }
@@ -314,10 +340,19 @@ impl Body {
 
 /// The slots `group` (each printing by its own bits, all within `mask`, at most [`DENSE`] bits
 /// in at most [`KEY8_RUNS`] runs) printed one after another, for every key of `mask`; `None` for no
-/// slot.
-fn table(group: &[&Slot], mask: u128, texts: &mut Texts) -> Option<FSlot> {
+/// slot. A table is taken from `tables` when one with the same bits and texts is there.
+fn table(group: &[&Slot], mask: u128, texts: &mut Texts, tables: &Tables) -> Option<FSlot> {
     if group.is_empty() {
         return None;
+    }
+    let lock = || tables.0.lock().unwrap_or_else(|e| e.into_inner());
+    let same_slots = |(m, slots, _): &&(u128, Vec<Slot>, Arc<Table>)| {
+        *m == mask && slots.len() == group.len() && slots.iter().zip(group).all(|(a, b)| a == *b)
+    };
+    if mask != 0
+        && let Some((_, _, t)) = lock().by_slots.iter().find(same_slots)
+    {
+        return Some(FSlot::Table(Arc::clone(t)));
     }
     let mut text = String::new();
     let all: Vec<String> = (0..1u128 << mask.count_ones())
@@ -333,6 +368,19 @@ fn table(group: &[&Slot], mask: u128, texts: &mut Texts) -> Option<FSlot> {
     if mask == 0 {
         return Some(FSlot::Fixed(texts.add(&all[0], true)));
     }
+    let mut pool = lock();
+    let shared = Arc::clone(
+        pool.by_texts
+            .entry((mask, all))
+            .or_insert_with_key(|(mask, all)| Arc::new(new_table(*mask, all))),
+    );
+    let slots = group.iter().map(|s| (*s).clone()).collect();
+    pool.by_slots.push((mask, slots, Arc::clone(&shared)));
+    Some(FSlot::Table(shared))
+}
+
+/// The table of the texts `all` of every key of `mask` (not 0).
+fn new_table(mask: u128, all: &[String]) -> Table {
     let key = Key8::new(mask).expect("a table's bits fit a Key8");
     let cells = all
         .iter()
@@ -348,18 +396,25 @@ fn table(group: &[&Slot], mask: u128, texts: &mut Texts) -> Option<FSlot> {
             c
         })
         .collect::<Vec<_>>();
+    let mut texts = Texts::default();
     let long = match cells.iter().any(|c| c.len == Cell::LONG) {
         true => all.iter().map(|t| texts.add(t, true)).collect(),
         false => Vec::new(),
     };
-    Some(FSlot::Table(Box::new(Table { key, cells, long })))
+    texts.finish();
+    Table {
+        key,
+        cells,
+        long,
+        texts,
+    }
 }
 
 impl FSlot {
     /// Slot `i` (of the slots printed from), `s`, worked out alone.
-    fn new(i: usize, s: &Slot, texts: &mut Texts) -> FSlot {
+    fn new(i: usize, s: &Slot, texts: &mut Texts, tables: &Tables) -> FSlot {
         if own_bits(s) && Key8::new(s.mask).is_some() {
-            return table(&[s], s.mask, texts).expect("one slot");
+            return table(&[s], s.mask, texts, tables).expect("one slot");
         }
         if let Some(j) = &s.joined {
             return FSlot::Joined(
@@ -369,12 +424,12 @@ impl FSlot {
                         .parts
                         .iter()
                         .enumerate()
-                        .map(|(i, p)| FSlot::new(i, p, texts))
+                        .map(|(i, p)| FSlot::new(i, p, texts, tables))
                         .collect(),
                     alone: j
                         .alone
                         .iter()
-                        .map(|a| a.as_ref().map(|a| FSlot::new(0, a, texts)))
+                        .map(|a| a.as_ref().map(|a| FSlot::new(0, a, texts, tables)))
                         .collect(),
                 }),
             );
@@ -409,7 +464,7 @@ impl FSlot {
     fn print(&self, slots: &[Slot], word: u128, texts: &Texts, out: &mut TextBuf) {
         match self {
             FSlot::Fixed(p) => out.push_piece(texts, *p),
-            FSlot::Table(t) => t.print(word, texts, out),
+            FSlot::Table(t) => t.print(word, out),
             FSlot::Keyed(i, k) => {
                 if let Some(orig) = slots.get(*i) {
                     k.print(orig, word, texts, out);
@@ -737,9 +792,10 @@ mod tests {
             .collect()
     }
 
-    /// Asserts that `p` worked out prints every word of `words` as `p` does.
-    fn check(p: &Printer, words: &[u128], what: &str) {
-        let fast = FastPrinter::new(p);
+    /// Asserts that `p` worked out (its tables shared through `tables`) prints every word of
+    /// `words` as `p` does.
+    fn check(p: &Printer, tables: &Tables, words: &[u128], what: &str) {
+        let fast = FastPrinter::new(p, tables);
         let mut buf = TextBuf::new();
         for &w in words {
             buf.clear();
@@ -763,6 +819,8 @@ mod tests {
             let Some(view) = crate::load::bundled_arch_view(arch, &tables, name).unwrap() else {
                 continue;
             };
+            // One pool for the arch, as a renderer shares its printers' tables.
+            let shared = Tables::default();
             for t in &view.tables {
                 for v in &t.variants {
                     let Some(p) = &v.printer else {
@@ -774,7 +832,7 @@ mod tests {
                         .collect();
                     ws.extend(words((v.fixed_mask, v.fixed_value), 3000, 9));
                     ws.extend(words((0, 0), 200, 10));
-                    check(p, &ws, &v.key);
+                    check(p, &shared, &ws, &v.key);
                     checked += 1;
                 }
             }
@@ -954,7 +1012,7 @@ mod tests {
         ws.extend(words((0x3ff << 80, 2 << 80), 500, 7));
         ws.extend(words((0x3ff << 80 | 1 << 111, 3 << 80 | 1 << 111), 500, 8));
         ws.extend(words((0xffff_ffff << 32, 0x1234_5678 << 32), 100, 9));
-        check(&all, &ws, "all");
+        check(&all, &Tables::default(), &ws, "all");
         // Each kind printed somewhere.
         let printed: String = ws.iter().map(|&w| all.print(w) + "\n").collect();
         for t in [
@@ -973,7 +1031,7 @@ mod tests {
                 printer(vec![Slot::fixed("TWO  "), mods(3), Slot::fixed(" ;")]),
             ),
         ];
-        check(&forms, &ws, "forms");
+        check(&forms, &Tables::default(), &ws, "forms");
         let mut aliased = all.clone();
         aliased.aliases = vec![Alias {
             token: ".AL".into(),
@@ -983,16 +1041,19 @@ mod tests {
                 test: ValueTest::PowerOfTwo,
             }]],
         }];
-        check(&aliased, &ws, "aliases");
+        check(&aliased, &Tables::default(), &ws, "aliases");
         let mut doubled = all.clone();
         doubled.double_spaces = true;
         doubled.slots.insert(1, Slot::fixed("  "));
-        check(&doubled, &ws, "double spaces");
+        check(&doubled, &Tables::default(), &ws, "double spaces");
         assert!(
-            !FastPrinter::new(&printer(vec![Slot::fixed("A "), mods(1), Slot::fixed("B")]))
-                .may_double
+            !FastPrinter::new(
+                &printer(vec![Slot::fixed("A "), mods(1), Slot::fixed("B")]),
+                &Tables::default()
+            )
+            .may_double
         );
-        assert!(FastPrinter::new(&all).may_double);
+        assert!(FastPrinter::new(&all, &Tables::default()).may_double);
     }
 
     #[test]
