@@ -4343,26 +4343,26 @@ fn number_exceptions_under_every_key(
 fn backoff_context(mask: u128, texts: &[(u128, u32)], cands: &[u128]) -> u128 {
     let n = texts.len();
     let now = loo_score(mask, texts);
-    if (n - now.min(n)) * 100 < n || cands.is_empty() {
+    if (n - now) * 100 < n {
         return 0;
     }
-    // Per key: each text's count; whether an answer of a text is predicted by the key alone.
+    // Whether each answer is predicted by the key alone: its text is the key's largest class,
+    // which leads without it ([`loo_right`]).
     let mut per_key: HashMap<u128, HashMap<u32, u32>> = HashMap::default();
     for &(w, t) in texts {
         *per_key.entry(w & mask).or_default().entry(t).or_default() += 1;
     }
-    let key_right = |w: u128, t: u32| -> bool {
-        let counts = &per_key[&(w & mask)];
-        let c = counts[&t];
-        c >= 2 && counts.iter().all(|(&o, &oc)| o == t || c > oc + 1)
-    };
-    let fallback: Vec<bool> = texts.iter().map(|&(w, t)| key_right(w, t)).collect();
-    let mut best: Option<(usize, u128)> = None;
-    for &g in cands
+    let fallback: Vec<bool> = texts
         .iter()
-        .filter(|&&g| g & mask == 0 && g.count_ones() == 1)
-    {
-        // Per (key, group value) cell: per text, (count, answers the key alone predicts).
+        .map(|&(w, t)| {
+            let counts = &per_key[&(w & mask)];
+            let mut top = (0, 0);
+            counts.values().for_each(|&c| push_top2(&mut top, c));
+            counts[&t] == top.0 && loo_right(top) > 0
+        })
+        .collect();
+    // Per (key, bit value) cell and text: (answers, answers the key alone predicts).
+    let score = |g: u128| -> usize {
         let mut cells: HashMap<(u128, u128), HashMap<u32, (u32, u32)>> = HashMap::default();
         for (&(w, t), &f) in texts.iter().zip(&fallback) {
             let e = cells
@@ -4373,34 +4373,23 @@ fn backoff_context(mask: u128, texts: &[(u128, u32)], cands: &[u128]) -> u128 {
             e.0 += 1;
             e.1 += u32::from(f);
         }
-        let score: usize = cells
+        cells
             .values()
             .map(|counts| {
-                let (mut c1, mut c2) = (0u32, 0u32);
-                for &(c, _) in counts.values() {
-                    if c > c1 {
-                        (c1, c2) = (c, c1);
-                    } else if c > c2 {
-                        c2 = c;
-                    }
-                }
-                if c1 >= 2 && c1 - 1 > c2 {
-                    c1 as usize
-                } else {
-                    counts.values().map(|&(_, f)| f as usize).sum()
+                let mut top = (0, 0);
+                counts.values().for_each(|&(c, _)| push_top2(&mut top, c));
+                match loo_right(top) {
+                    0 => counts.values().map(|&(_, f)| f as usize).sum(),
+                    right => right,
                 }
             })
-            .sum();
-        if best.is_none_or(|(b, bg)| {
-            (
-                score,
-                std::cmp::Reverse(g.count_ones()),
-                std::cmp::Reverse(g),
-            ) > (b, std::cmp::Reverse(bg.count_ones()), std::cmp::Reverse(bg))
-        }) {
-            best = Some((score, g));
-        }
-    }
+            .sum()
+    };
+    let best = cands
+        .iter()
+        .filter(|&&g| g & mask == 0 && g.count_ones() == 1)
+        .map(|&g| (score(g), g))
+        .max_by_key(|&(c, g)| (c, std::cmp::Reverse(g)));
     match best {
         Some((score, g)) if score > now && (score - now) * 100 >= n => g,
         _ => 0,
@@ -5222,6 +5211,28 @@ fn shape_entropy(key: u128, shaped: &[(u128, u32)], kinds: usize) -> f64 {
         .sum()
 }
 
+/// `c` counted into a key's two largest class counts `top` (largest first).
+#[inline]
+fn push_top2(top: &mut (u32, u32), c: u32) {
+    if c > top.0 {
+        *top = (c, top.0);
+    } else if c > top.1 {
+        top.1 = c;
+    }
+}
+
+/// The answers a key whose two largest class counts are `(c1, c2)` predicts, each left out in
+/// turn ([`loo_score`]): its largest class's, where that class still leads without one of
+/// them; else none.
+#[inline]
+fn loo_right((c1, c2): (u32, u32)) -> usize {
+    if c1 >= 2 && c1 - 1 > c2 {
+        c1 as usize
+    } else {
+        0
+    }
+}
+
 /// (word, text) pairs with each text replaced by a number (equal texts, equal numbers), for
 /// [`loo_score`].
 fn interned(texts: &[(u128, &str)]) -> Vec<(u128, u32)> {
@@ -5260,17 +5271,9 @@ fn loo_score(mask: u128, texts: &[(u128, u32)]) -> usize {
     }
     let mut top = vec![(0u32, 0u32); keys.len()];
     for (&c, &k) in count.iter().zip(&key_of) {
-        let e = &mut top[k as usize];
-        if c > e.0 {
-            *e = (c, e.0);
-        } else if c > e.1 {
-            e.1 = c;
-        }
+        push_top2(&mut top[k as usize], c);
     }
-    top.iter()
-        .filter(|&&(c1, c2)| c1 >= 2 && c1 - 1 > c2)
-        .map(|&(c1, _)| c1 as usize)
-        .sum()
+    top.iter().map(|&t| loo_right(t)).sum()
 }
 
 /// The answers of [`loo_score`] grouped once by their key (the word's `mask` bits) and text,
@@ -5610,18 +5613,11 @@ impl<'a> LooClasses<'a> {
                     if e.0 == 0 {
                         key_values.push(v);
                     }
-                    if c > e.0 {
-                        *e = (c, e.0);
-                    } else if c > e.1 {
-                        e.1 = c;
-                    }
+                    push_top2(e, c);
                 }
             }
             for v in key_values.drain(..) {
-                let (c1, c2) = std::mem::take(&mut in_key[v as usize]);
-                if c1 >= 2 && c1 - 1 > c2 {
-                    sum += c1 as usize;
-                }
+                sum += loo_right(std::mem::take(&mut in_key[v as usize]));
             }
         }
         sum
@@ -5695,22 +5691,9 @@ impl<'a> LooClasses<'a> {
         }
         let mut top: HashMap<(u32, u128), (u32, u32)> = HashMap::default();
         for (&(c, s), &v) in &counts {
-            let e = top.entry((self.key_of[c as usize], s)).or_default();
-            if v > e.0 {
-                *e = (v, e.0);
-            } else if v > e.1 {
-                e.1 = v;
-            }
+            push_top2(top.entry((self.key_of[c as usize], s)).or_default(), v);
         }
-        top.values()
-            .map(|&(c1, c2)| {
-                if c1 >= 2 && c1 - 1 > c2 {
-                    c1 as usize
-                } else {
-                    0
-                }
-            })
-            .sum()
+        top.values().map(|&t| loo_right(t)).sum()
     }
 }
 
