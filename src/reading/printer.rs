@@ -1010,10 +1010,11 @@ fn learn_at_fresh<'a>(
         );
     }
     if form != 0 {
+        let groups = joint_groups(fixed_mask, groups, samples, &r);
         return learn_forms(
             fixed_mask,
             form,
-            groups,
+            &groups,
             samples,
             (depth - 1, cutting, pick),
             cache,
@@ -1032,6 +1033,38 @@ fn learn_at_fresh<'a>(
     let p = learn_flat(fixed_mask, groups, samples, r, cutting, cache);
     cache.flat.insert(key, p.clone());
     Some(p)
+}
+
+/// The candidate groups, those whose bits [`merge_joint`] finds print one token together
+/// around the base word made one group, so that every form reads them as one: the answers
+/// that show two groups' joint value (the sweeps flip pairs of bits around the table's fixed
+/// word) lie in the base word's form, and another form's answers may hold none (SM89 I2F's
+/// bits 60 and 61 print `.B2`, `.B3`, `.INVALID2` as a 2-bit number after `c[0x0] [0x0]` and
+/// after `cx[UR0] [0x0]`; read as two slots in the `cx` form, each was learned by heart).
+/// Only groups that lie wholly in a joined slot are joined.
+fn joint_groups(fixed_mask: u128, groups: &[u128], samples: &[Sample], r: &Reach) -> Vec<u128> {
+    let before = merge_spans(split_places(r.spans.clone(), samples, &r.t0));
+    let mut after = before.clone();
+    merge_joint(&mut after, samples, (r.base.0, fixed_mask), &r.t0);
+    let mut out = groups.to_vec();
+    for s in &after {
+        let parts = before.iter().filter(|b| b.mask & !s.mask == 0).count();
+        if parts < 2 || before.iter().any(|b| b.mask == s.mask) {
+            continue;
+        }
+        let inside: Vec<usize> = (0..out.len())
+            .filter(|&i| out[i] & s.mask != 0 && out[i] & !s.mask == 0)
+            .collect();
+        if inside.len() < 2 {
+            continue;
+        }
+        let joined = inside.iter().fold(0, |m, &i| m | out[i]);
+        out[inside[0]] = joined;
+        for &i in inside[1..].iter().rev() {
+            out.remove(i);
+        }
+    }
+    out
 }
 
 /// The printer of `samples` (all with a text) without form bits: slots placed by the spans
@@ -8422,6 +8455,81 @@ mod tests {
         let masks: Vec<u128> = p.slots.iter().map(|s| s.mask).collect();
         assert!(masks.contains(&(3u128 << 40)), "{masks:x?}");
         assert!(masks.contains(&(1u128 << 42)), "{masks:x?}");
+    }
+
+    /// A toy load with two forms (bit 50: `c[0x..]` or `cx[UR..]`, bits 24-29 the bank
+    /// or the uniform register) and a byte select in bits 60-61 printed as one number after
+    /// the operand (`.B1` .. `.B3`, nothing at 0), as SM89 I2F prints it in both forms.
+    fn byte_select(w: u128) -> String {
+        let n = w >> 60 & 3;
+        let sfx = match (n, w >> 62 & 1) {
+            (0, _) => String::new(),
+            (1, 1) => ".H1".to_string(),
+            (_, 1) => format!(".INVALID{n}"),
+            _ => format!(".B{n}"),
+        };
+        let (r, x) = (w >> 16 & 0xff, w >> 24 & 0x3f);
+        match w >> 50 & 1 {
+            1 => format!("LDX R{r}, cx[UR{x}]{sfx} ;"),
+            _ => format!("LDX R{r}, c[0x{x:x}]{sfx} ;"),
+        }
+    }
+
+    #[test]
+    fn two_groups_joint_around_the_fixed_word_are_one_group_in_every_form() {
+        let groups = [
+            0xffu128 << 16,
+            0x3f << 24,
+            1 << 50,
+            1 << 60,
+            1 << 61,
+            1 << 62,
+        ];
+        let fixed = !groups.iter().fold(0, |m, g| m | g);
+        // Sweeps around the fixed word (0) with the pair of bits 60-61 flipped together;
+        // single-group sweeps around the `cx` form's word (bit 50); random words of both
+        // forms with bits 60-61 at 0 or 1 only, so no word of the `cx` form shows their
+        // joint value.
+        let mut words: Vec<u128> = sweeps_around(0, &groups);
+        words.push(3 << 60);
+        words.extend(sweeps_around(1 << 50, &groups));
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..300 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let x = u128::from(rng);
+            words.push((x & 0x3fff) << 16 | (x >> 30 & 1) << 50 | (x >> 31 & 7) << 60);
+        }
+        let owned: Vec<(u128, String)> = words.iter().map(|&w| (w, byte_select(w))).collect();
+        let samples: Vec<Sample> = owned.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        // Around the fixed word the pair prints `.B3`, not `.B1.B2`: bits 60-61 are one
+        // group for the forms; the type bit (62) stays apart.
+        let r = reach(fixed, &groups, &samples, BasePick::FewestBits).expect("samples");
+        assert_eq!(r.base.0, 0);
+        let joined = joint_groups(fixed, &groups, &samples, &r);
+        assert_eq!(
+            joined,
+            vec![0xffu128 << 16, 0x3f << 24, 1 << 50, 3 << 60, 1 << 62],
+            "{joined:x?}"
+        );
+        // Without the pair's answer nothing says they are one.
+        let unpaired: Vec<Sample> = samples
+            .iter()
+            .copied()
+            .filter(|(w, _)| *w != 3 << 60)
+            .collect();
+        let r = reach(fixed, &groups, &unpaired, BasePick::FewestBits).expect("samples");
+        assert_eq!(joint_groups(fixed, &groups, &unpaired, &r), groups.to_vec());
+        let p = learn(fixed, &groups, &samples).expect("samples");
+        assert_eq!(p.form_mask, 1 << 50, "one printer per form");
+        for w in [
+            1u128 << 50 | 3 << 60 | 7 << 16 | 5 << 24,
+            1 << 50 | 2 << 60 | 200 << 16,
+            3 << 60 | 9 << 16 | 0x21 << 24,
+        ] {
+            assert_eq!(p.print(w), byte_select(w), "word {w:x}");
+        }
     }
 
     /// A toy conversion: bits 40-43 name a (destination, source) type pair, legal only with
