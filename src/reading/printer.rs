@@ -2124,6 +2124,7 @@ fn push_fixed(out: &mut Vec<Slot>, t: &str) {
         number: None,
         otherwise: None,
         guess: None,
+        product: None,
         joined: None,
     });
 }
@@ -3948,6 +3949,7 @@ fn fit_joined(
                 number: None,
                 otherwise: None,
                 guess: None,
+                product: None,
                 joined: Some(Box::new(j)),
             });
         }
@@ -4295,6 +4297,7 @@ fn fit_plain(mask: u128, texts: &[(u128, &str)], groups: &[u128], base: u128) ->
         number,
         otherwise,
         guess: None,
+        product: None,
         joined: None,
     }
 }

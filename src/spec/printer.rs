@@ -276,6 +276,11 @@ pub struct Slot {
     /// ([`crate::reading::printer`]'s guesses); used before `otherwise`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guess: Option<Box<Guess>>,
+    /// Text for a key no answer showed, where every listed key's text is two pieces side by
+    /// side, each told by some of the key's bits ([`Product`]); used before `guess` when both
+    /// pieces of the key were seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product: Option<Box<Product>>,
     /// The slot as parts joined by a separator, each part omitted when it prints nothing
     /// (with it, `texts`, `number` and `otherwise` are unused): a memory operand whose
     /// register, uniform register and offset nvdisasm leaves out at RZ, URZ and 0 (SM103
@@ -301,6 +306,44 @@ impl Guess {
             .get(self.tree.classify(key) as usize)
             .map_or("", String::as_str)
     }
+}
+
+/// A slot's texts as two pieces printed side by side, the first told by the bits `first` of
+/// the packed key, the second by the others: SM121 ATOM's type and memory order over bits
+/// 73-80 and 87 (`.F32x4.FTZ.RN` + `.CONSTANT.CTA`), 505 of 512 keys seen, each piece seen in
+/// many keys. A key no answer showed prints as its two pieces where both were seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Product {
+    /// Bits of the packed key (bit `i` is the `i`-th lowest bit of the slot's mask) that tell
+    /// the first piece; the slot's other key bits tell the second.
+    #[serde(serialize_with = "hex_ser", deserialize_with = "hex_de")]
+    pub first: u128,
+    /// The first piece per value of those bits (packed low first), sorted.
+    pub firsts: Vec<(Key, String)>,
+    /// The second piece per value of the other key bits (packed low first), sorted.
+    pub seconds: Vec<(Key, String)>,
+}
+
+impl Product {
+    /// The text of packed key `key` (the slot's `width` bits): `None` where a piece was not
+    /// seen.
+    pub fn text(&self, key: u128, width: u32) -> Option<(&str, &str)> {
+        let all = if width >= 128 {
+            !0
+        } else {
+            (1u128 << width) - 1
+        };
+        let a = listed(&self.firsts, pext(key, self.first))?;
+        let b = listed(&self.seconds, pext(key, all & !self.first))?;
+        Some((a, b))
+    }
+}
+
+/// The text of key `k` in `list` (sorted by key).
+fn listed(list: &[(Key, String)], k: u128) -> Option<&str> {
+    list.binary_search_by_key(&Key(k), |(k, _)| *k)
+        .ok()
+        .map(|i| list[i].1.as_str())
 }
 
 /// Parts of a slot printed in order, the non-empty ones joined by `sep` (`+`); `empty` when
@@ -690,6 +733,7 @@ impl Slot {
             number: None,
             otherwise: None,
             guess: None,
+            product: None,
             joined: None,
         }
     }
@@ -714,6 +758,7 @@ impl Slot {
             number: None,
             otherwise: None,
             guess: None,
+            product: None,
             joined: None,
         }
     }
@@ -734,7 +779,14 @@ impl Slot {
         {
             return;
         }
-        if let Some(g) = &self.guess {
+        if let Some((a, b)) = self
+            .product
+            .as_ref()
+            .and_then(|p| p.text(key, self.mask.count_ones()))
+        {
+            out.push_str(a);
+            out.push_str(b);
+        } else if let Some(g) = &self.guess {
             out.push_str(g.text(key));
         } else if let Some(t) = &self.otherwise {
             out.push_str(t);

@@ -373,6 +373,7 @@ mod tests {
             number: None,
             otherwise: None,
             guess: None,
+            product: None,
             joined: None,
         }
     }

@@ -7,7 +7,7 @@
 //! text does ([`FOLDS`]-fold over the keys).
 
 use crate::reading::tree::Tree;
-use crate::spec::printer::{Guess, Printer, Slot};
+use crate::spec::printer::{Guess, Key, Printer, Product, Slot, pext};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Folds of the keys a guess is judged on: every key is left out of one tree and named by it.
@@ -45,6 +45,7 @@ fn add_to_slot(s: &mut Slot) {
         return;
     }
     s.guess = guess_for(s).map(Box::new);
+    s.product = product_for(s).map(Box::new);
 }
 
 /// The guess for slot `s`: `None` for a slot with a number rule (it prints unseen values),
@@ -220,5 +221,222 @@ mod tests {
             .collect();
         assert_eq!(shared_keys(&ids, 86), 8);
         assert!(guess_for(&s).is_none());
+    }
+}
+
+/// Widest key (bits) a [`Product`] is looked for: every split of the key's bits into two is
+/// tried.
+pub const MAX_PRODUCT_BITS: u32 = 12;
+
+/// Keys a [`Product`] must list per piece it learns: with fewer, two pieces per key fit any
+/// texts.
+pub const PRODUCT_KEYS_PER_PIECE: usize = 2;
+
+/// The product for slot `s`: `None` for a slot with a number rule or joined parts, a key
+/// narrower than [`MIN_KEY_BITS`] or wider than [`MAX_PRODUCT_BITS`], fewer than [`MIN_KEYS`]
+/// keys listed or every key listed. Of the splits of the key's bits into a first and a second
+/// part under which every listed text is a first piece told by the first part followed by a
+/// second told by the second ([`split_pieces`]), the one with the fewest pieces, kept when
+/// the keys listed number at least [`PRODUCT_KEYS_PER_PIECE`] times its pieces.
+pub fn product_for(s: &Slot) -> Option<Product> {
+    let width = s.mask.count_ones();
+    if s.number.is_some()
+        || s.joined.is_some()
+        || !(MIN_KEY_BITS..=MAX_PRODUCT_BITS).contains(&width)
+        || s.texts.len() < MIN_KEYS
+        || s.texts.len() as u128 >= 1u128 << width
+    {
+        return None;
+    }
+    let all = (1u128 << width) - 1;
+    let keys: Vec<(u128, &str)> = s.texts.iter().map(|(k, t)| (k.0, t.as_str())).collect();
+    let mut best: Option<(usize, u128, Pieces)> = None;
+    for first in 1..all {
+        let Some(p) = split_pieces(&keys, first, all & !first) else {
+            continue;
+        };
+        let n = p.0.len() + p.1.len();
+        if best.as_ref().is_none_or(|b| n < b.0) {
+            best = Some((n, first, p));
+        }
+    }
+    let (n, first, (firsts, seconds)) = best?;
+    if keys.len() < PRODUCT_KEYS_PER_PIECE * n {
+        return None;
+    }
+    let sorted = |m: HashMap<u128, String>| {
+        let mut v: Vec<(Key, String)> = m.into_iter().map(|(k, t)| (Key(k), t)).collect();
+        v.sort();
+        v
+    };
+    Some(Product {
+        first,
+        firsts: sorted(firsts),
+        seconds: sorted(seconds),
+    })
+}
+
+/// First pieces by the value of the first part, second pieces by that of the second.
+type Pieces = (HashMap<u128, String>, HashMap<u128, String>);
+
+/// The pieces under which each of `keys` (packed key, text) prints the first piece of its
+/// `first` bits followed by the second piece of its `second` bits; `None` where no such
+/// pieces exist. Keys that share a part's value are linked; each linked set is solved from
+/// one of its keys by each way of cutting that key's text in two, the first cut that leaves
+/// no key of the set in conflict taken (every consistent cut gives the set's keys the same
+/// texts, and any key of two seen values the same text too).
+fn split_pieces(keys: &[(u128, &str)], first: u128, second: u128) -> Option<Pieces> {
+    let parts: Vec<(u128, u128)> = keys
+        .iter()
+        .map(|(k, _)| (pext(*k, first), pext(*k, second)))
+        .collect();
+    let mut by_a: HashMap<u128, Vec<usize>> = HashMap::default();
+    let mut by_b: HashMap<u128, Vec<usize>> = HashMap::default();
+    for (i, (a, b)) in parts.iter().enumerate() {
+        by_a.entry(*a).or_default().push(i);
+        by_b.entry(*b).or_default().push(i);
+    }
+    let links = Links {
+        keys,
+        parts: &parts,
+        by_a: &by_a,
+        by_b: &by_b,
+    };
+    let mut pieces: Pieces = (HashMap::default(), HashMap::default());
+    for (i, &(a, _)) in parts.iter().enumerate() {
+        if pieces.0.contains_key(&a) {
+            continue;
+        }
+        let t = keys[i].1;
+        let solved = (0..=t.len())
+            .filter(|&c| t.is_char_boundary(c))
+            .find_map(|c| links.solve(i, (&t[..c], &t[c..])));
+        let (fa, fb) = solved?;
+        pieces.0.extend(fa);
+        pieces.1.extend(fb);
+    }
+    Some(pieces)
+}
+
+/// The keys of [`split_pieces`], each key's two part values, and the keys by each value.
+struct Links<'a> {
+    keys: &'a [(u128, &'a str)],
+    parts: &'a [(u128, u128)],
+    by_a: &'a HashMap<u128, Vec<usize>>,
+    by_b: &'a HashMap<u128, Vec<usize>>,
+}
+
+impl Links<'_> {
+    /// The pieces of the set of keys linked to key `seed`, its text cut into `pieces`;
+    /// `None` on a conflict (a text that does not start with its first piece or end with its
+    /// second, or two pieces for one value).
+    fn solve(&self, seed: usize, (p, q): (&str, &str)) -> Option<Pieces> {
+        let (a0, b0) = self.parts[seed];
+        let mut fa: HashMap<u128, String> = HashMap::default();
+        let mut fb: HashMap<u128, String> = HashMap::default();
+        fa.insert(a0, p.to_string());
+        fb.insert(b0, q.to_string());
+        // Values whose piece is known and whose keys are not yet checked: (is first, value).
+        let mut queue: Vec<(bool, u128)> = vec![(true, a0), (false, b0)];
+        while let Some((is_a, v)) = queue.pop() {
+            let list = if is_a { &self.by_a[&v] } else { &self.by_b[&v] };
+            for &i in list {
+                let (a, b) = self.parts[i];
+                let t = self.keys[i].1;
+                if is_a {
+                    let rest = t.strip_prefix(fa[&a].as_str())?;
+                    match fb.get(&b) {
+                        Some(x) if x != rest => return None,
+                        Some(_) => {}
+                        None => {
+                            fb.insert(b, rest.to_string());
+                            queue.push((false, b));
+                        }
+                    }
+                } else {
+                    let head = t.strip_suffix(fb[&b].as_str())?;
+                    match fa.get(&a) {
+                        Some(x) if x != head => return None,
+                        Some(_) => {}
+                        None => {
+                            fa.insert(a, head.to_string());
+                            queue.push((true, a));
+                        }
+                    }
+                }
+            }
+        }
+        Some((fa, fb))
+    }
+}
+
+#[cfg(test)]
+mod product_tests {
+    use super::*;
+
+    /// A type (key bits 0, 2, 4: 8 values, some printing nothing) and a memory order (key
+    /// bits 1, 3, 5, 6: 16 values) printed side by side over one 7-bit key, as SM121 ATOM
+    /// prints `.F32x4.FTZ.RN` then `.CONSTANT.CTA` from bits 73-80 and 87.
+    fn typed_order(k: u128) -> String {
+        let ty = k & 1 | (k >> 1 & 2) | (k >> 2 & 4);
+        let order = (k >> 1 & 1) | (k >> 2 & 2) | (k >> 3 & 0xc);
+        let ty = [
+            ".F16x2.RN",
+            "",
+            ".BF16x2.RN",
+            ".F32.FTZ.RN",
+            "",
+            ".INVALID5",
+            ".F64",
+            ".S32",
+        ][ty as usize];
+        format!("{ty}.O{order}")
+    }
+
+    #[test]
+    fn an_unseen_key_prints_its_two_pieces_where_each_was_seen_in_other_keys() {
+        let mut s = Slot::fixed("");
+        s.mask = 0x7f << 73;
+        // A fifth of the keys never seen.
+        let unseen = |k: u128| k % 5 == 2;
+        s.texts = (0..128u128)
+            .filter(|&k| !unseen(k))
+            .map(|k| (Key(k), typed_order(k)))
+            .collect();
+        s.otherwise = Some(typed_order(0));
+        let p = product_for(&s).expect("every seen text is a type then an order");
+        assert_eq!(p.first, 0b001_0101, "the type's key bits print first");
+        assert_eq!((p.firsts.len(), p.seconds.len()), (8, 16));
+        s.product = Some(Box::new(p));
+        let mut out = String::new();
+        for k in (0..128u128).filter(|&k| unseen(k)) {
+            out.clear();
+            s.print_into(k << 73, &mut out);
+            assert_eq!(out, typed_order(k), "key {k:#x}");
+        }
+        assert_eq!(typed_order(0x42), ".F16x2.RN.O9");
+    }
+
+    #[test]
+    fn no_product_where_the_texts_are_no_two_pieces() {
+        // One text per key, not made of pieces any split of the bits tells apart.
+        let mut s = Slot::fixed("");
+        s.mask = 0x3f << 40;
+        s.texts = (0..64u128)
+            .filter(|k| k % 4 != 1)
+            .map(|k| {
+                let h = (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58;
+                (Key(k), format!(".H{h}"))
+            })
+            .collect();
+        assert!(product_for(&s).is_none());
+        // Too few keys for the pieces: 16 keys listed of a 5-bit key split 8 + 4 ways.
+        let mut few = Slot::fixed("");
+        few.mask = 0x1f << 40;
+        few.texts = (0..16u128)
+            .map(|k| (Key(k * 2 % 32), format!(".A{}.B{}", k % 8, k / 8)))
+            .collect();
+        few.texts.sort();
+        assert!(product_for(&few).is_none());
     }
 }

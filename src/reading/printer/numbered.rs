@@ -68,6 +68,7 @@ pub(super) fn fit_numbered(
         number: None,
         otherwise: None,
         guess: None,
+        product: None,
         joined: Some(Box::new(Joined {
             sep: String::new(),
             parts,
