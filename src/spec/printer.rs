@@ -1237,6 +1237,17 @@ impl Slot {
         if let Some(n) = &self.number {
             parts.push(n.describe(self.mask));
         }
+        if let Some(p) = &self.product {
+            let bits = |packed: u128| bit_ranges(deposit(packed, self.mask));
+            let all = (1u128 << self.mask.count_ones()) - 1;
+            parts.push(format!(
+                "a value not listed: as the piece of bits {} ({} seen) then that of bits {} ({} seen), where both were seen",
+                bits(p.first),
+                p.firsts.len(),
+                bits(all & !p.first),
+                p.seconds.len()
+            ));
+        }
         if let Some(g) = &self.guess {
             parts.push(format!(
                 "a value not listed: as a tree over these bits ({} leaves) names it",
