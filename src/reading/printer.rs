@@ -4379,45 +4379,18 @@ fn backoff_context(mask: u128, texts: &[(u128, u32)], cands: &[u128]) -> u128 {
     if (n - now) * 100 < n {
         return 0;
     }
-    // Whether each answer is predicted by the key alone: its text is the key's largest class,
-    // which leads without it ([`loo_right`]).
-    let mut per_key: HashMap<u128, HashMap<u32, u32>> = HashMap::default();
-    for &(w, t) in texts {
-        *per_key.entry(w & mask).or_default().entry(t).or_default() += 1;
-    }
-    let fallback: Vec<bool> = texts
+    // The answers by key, then by text: each candidate bit splits them in one pass.
+    let mut key_ids: HashMap<u128, u32> = HashMap::default();
+    let mut rows: Vec<(u32, u32, u128, bool)> = texts
         .iter()
         .map(|&(w, t)| {
-            let counts = &per_key[&(w & mask)];
-            let mut top = (0, 0);
-            counts.values().for_each(|&c| push_top2(&mut top, c));
-            counts[&t] == top.0 && loo_right(top) > 0
+            let next = key_ids.len() as u32;
+            (*key_ids.entry(w & mask).or_insert(next), t, w, false)
         })
         .collect();
-    // Per (key, bit value) cell and text: (answers, answers the key alone predicts).
-    let score = |g: u128| -> usize {
-        let mut cells: HashMap<(u128, u128), HashMap<u32, (u32, u32)>> = HashMap::default();
-        for (&(w, t), &f) in texts.iter().zip(&fallback) {
-            let e = cells
-                .entry((w & mask, w & g))
-                .or_default()
-                .entry(t)
-                .or_default();
-            e.0 += 1;
-            e.1 += u32::from(f);
-        }
-        cells
-            .values()
-            .map(|counts| {
-                let mut top = (0, 0);
-                counts.values().for_each(|&(c, _)| push_top2(&mut top, c));
-                match loo_right(top) {
-                    0 => counts.values().map(|&(_, f)| f as usize).sum(),
-                    right => right,
-                }
-            })
-            .sum()
-    };
+    rows.sort_unstable_by_key(|&(k, t, _, _)| (k, t));
+    mark_key_alone(&mut rows);
+    let score = |g: u128| bit_split_score(&rows, g);
     let best = cands
         .iter()
         .filter(|&&g| g & mask == 0 && g.count_ones() == 1)
@@ -4427,6 +4400,51 @@ fn backoff_context(mask: u128, texts: &[(u128, u32)], cands: &[u128]) -> u128 {
         Some((score, g)) if score > now && (score - now) * 100 >= n => g,
         _ => 0,
     }
+}
+
+/// Marks each of `rows` ([`bit_split_score`]'s, sorted by key, then text) the key alone
+/// predicts: its text is the key's largest class, which leads without it ([`loo_right`]).
+fn mark_key_alone(rows: &mut [(u32, u32, u128, bool)]) {
+    for key in rows.chunk_by_mut(|a, b| a.0 == b.0) {
+        let mut top = (0, 0);
+        for class in key.chunk_by(|a, b| a.1 == b.1) {
+            push_top2(&mut top, class.len() as u32);
+        }
+        let leads = loo_right(top) > 0;
+        for class in key.chunk_by_mut(|a, b| a.1 == b.1) {
+            let alone = leads && class.len() as u32 == top.0;
+            class.iter_mut().for_each(|r| r.3 = alone);
+        }
+    }
+}
+
+/// [`backoff_context`]'s score of the single bit `g`: `rows` are the answers as (key, text,
+/// word, whether the key alone predicts it), sorted by key, then text. Each (key, bit value)
+/// cell scores the answers [`loo_right`] gives its two largest text counts, or where that is
+/// none, its answers the key alone predicts.
+fn bit_split_score(rows: &[(u32, u32, u128, bool)], g: u128) -> usize {
+    let mut total = 0;
+    for key in rows.chunk_by(|a, b| a.0 == b.0) {
+        let mut top = [(0u32, 0u32); 2];
+        let mut alone = [0usize; 2];
+        for class in key.chunk_by(|a, b| a.1 == b.1) {
+            let mut count = [0u32; 2];
+            for &(_, _, w, f) in class {
+                let b = usize::from(w & g != 0);
+                count[b] += 1;
+                alone[b] += usize::from(f);
+            }
+            push_top2(&mut top[0], count[0]);
+            push_top2(&mut top[1], count[1]);
+        }
+        for (top, alone) in top.into_iter().zip(alone) {
+            total += match loo_right(top) {
+                0 => alone,
+                right => right,
+            };
+        }
+    }
+    total
 }
 
 /// The bits [`fit_plain`] may add to a slot over `mask` as its context: every group outside
