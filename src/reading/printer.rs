@@ -3682,7 +3682,12 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<(&[Option<String>], u32
     // Per token, whether the slot being cut never printed a token of its shape: worked out
     // once per slot element, not once per piece that holds the token.
     let mut strange_tok: Vec<bool> = Vec::with_capacity(n);
+    // Of the first `q` tokens, how many are strange to the slot being cut.
+    let mut strange_upto: Vec<u32> = Vec::with_capacity(n + 1);
     let mut strange_of: Option<usize> = None;
+    // The token positions the rest of the skeleton (`skel[i + 1..]`) can be matched from, in
+    // order: a slot's pieces need only end at them.
+    let mut finite: Vec<usize> = vec![n];
     for i in (0..e).rev() {
         for p in (0..=n).rev() {
             if !reachable[i * w + p] {
@@ -3702,19 +3707,16 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<(&[Option<String>], u32
                     let known = cutter.known.slot(k);
                     if strange_of != Some(i) {
                         a.strange(known, cutter.cutting, &mut strange_tok);
+                        running_counts(&strange_tok, &mut strange_upto);
                         strange_of = Some(i);
                     }
-                    // Of the piece's tokens so far, how many the slot never printed one of
-                    // the shape of (each costs 2 in an unknown piece).
-                    let mut strange = 0u32;
-                    for q in p..=n.min(p + MAX_SLOT_TOKENS) {
-                        if q > p {
-                            strange += u32::from(strange_tok[q - 1]);
-                        }
+                    let last = n.min(p + MAX_SLOT_TOKENS);
+                    let from = finite.partition_point(|&q| q < p);
+                    for &q in finite[from..].iter().take_while(|&&q| q <= last) {
                         let rest = best[(i + 1) * w + q];
-                        if rest >= CUT_INF {
-                            continue;
-                        }
+                        // Of the piece's tokens, how many the slot never printed one of the
+                        // shape of (each costs 2 in an unknown piece).
+                        let strange = strange_upto[q] - strange_upto[p];
                         let miss = piece_miss((text, &a), known, cutter.cutting, (p, q, strange));
                         let miss = match hint_of[i] {
                             Some(h) if *h == text[at[p]..at[q]] => 0,
@@ -3730,6 +3732,8 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<(&[Option<String>], u32
                 }
             }
         }
+        finite.clear();
+        finite.extend((0..=n).filter(|&q| best[i * w + q] < CUT_INF));
     }
     if best[0] >= CUT_INF {
         return None;
@@ -3744,6 +3748,18 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<(&[Option<String>], u32
         p = q;
     }
     Some((best[0], out))
+}
+
+/// The running counts of the set flags of `flags` into `out`: entry `q` counts those of
+/// `flags[..q]` (`flags.len() + 1` entries).
+fn running_counts(flags: &[bool], out: &mut Vec<u32>) {
+    out.clear();
+    out.push(0);
+    let mut sum = 0;
+    out.extend(flags.iter().map(|&f| {
+        sum += u32::from(f);
+        sum
+    }));
 }
 
 /// The states of [`cut_dp`] a cut of the whole answer `text` (its tokens starting at the
