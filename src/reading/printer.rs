@@ -10155,7 +10155,7 @@ fn nearby_affixes(list: &[(Key, bool, String, String)]) -> (Key, KeyedAffixes) {
     let all = list.iter().fold(0u128, |m, e| m | e.0.0);
     let keys: HashSet<(u128, bool)> = list.iter().map(|e| (e.0.0, e.1)).collect();
     let ranks = affix_ranks(list);
-    let mut scratch = Vec::with_capacity(list.len());
+    let mut scratch = NearbyScratch::new(all, list.len());
     let (mut bits, mut groups) = (0u128, Vec::new());
     for b in bits_of(all) {
         let paired = keys.iter().any(|&(k, s)| keys.contains(&(k ^ b, s)));
@@ -10248,39 +10248,91 @@ type NearbyGroup = (u128, bool, usize);
 /// The learned keys grouped by their bits outside `cleared` (and sign), in key order, each
 /// group's commonest affixes (ties to the least pair, by `ranks`: [`affix_ranks`]); `None`
 /// when a group's commonest prints on fewer than [`DOMINANT_AFFIX_PERCENT`] of its keys.
-/// `scratch` is a buffer the caller keeps between calls. Sorting (key, sign, rank) triples
-/// gives the groups in the order of the (key, sign) map this was, and each group's pairs in
-/// string order, with no string hashed or copied.
+/// `scratch` is a buffer the caller keeps between calls. Sorting (key, sign, rank, index)
+/// entries gives the groups in the order of the (key, sign) map this was, and each group's
+/// pairs in string order, with no string hashed or copied; where the keys' bits allow, each
+/// entry is packed into one number ([`NearbyScratch`]), in the same order.
 fn nearby_groups(
     list: &[(Key, bool, String, String)],
     ranks: &[u32],
     cleared: u128,
-    scratch: &mut Vec<(u128, bool, u32, usize)>,
+    scratch: &mut NearbyScratch,
 ) -> Option<Vec<NearbyGroup>> {
-    scratch.clear();
-    scratch.extend(
+    let Some(packer) = &scratch.packer else {
+        let tuples = &mut scratch.tuples;
+        tuples.clear();
+        tuples.extend(
+            list.iter()
+                .zip(ranks)
+                .enumerate()
+                .map(|(i, ((k, s, _, _), &r))| (k.0 & !cleared, *s, r, i)),
+        );
+        tuples.sort_unstable();
+        let groups = tuples.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1));
+        return groups
+            .map(|g| dominant_run(g, |e| e.2, |e| e.3).map(|i| (g[0].0, g[0].1, i)))
+            .collect();
+    };
+    let packed = &mut scratch.packed;
+    packed.clear();
+    packed.extend(
         list.iter()
             .zip(ranks)
             .enumerate()
-            .map(|(i, ((k, s, _, _), &r))| (k.0 & !cleared, *s, r, i)),
+            .map(|(i, ((k, s, _, _), &r))| {
+                packer.of(k.0 & !cleared) << 65
+                    | u128::from(*s) << 64
+                    | u128::from(r) << 32
+                    | i as u128
+            }),
     );
-    scratch.sort_unstable();
-    let mut out = Vec::new();
-    for group in scratch.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-        // Runs of one rank, in rank order: the first of the longest wins.
-        let mut best: Option<(usize, usize)> = None;
-        for run in group.chunk_by(|a, b| a.2 == b.2) {
-            if best.is_none_or(|(c, _)| run.len() > c) {
-                best = Some((run.len(), run[0].3));
-            }
+    packed.sort_unstable();
+    let index = |e: &u128| *e as u32 as usize;
+    let groups = packed.chunk_by(|a, b| a >> 64 == b >> 64);
+    groups
+        .map(|g| {
+            let (k, s, _, _) = &list[index(&g[0])];
+            dominant_run(g, |e| (e >> 32) as u32, index).map(|i| (k.0 & !cleared, *s, i))
+        })
+        .collect()
+}
+
+/// [`nearby_groups`]' buffers: the packer of the learned keys' bits where (key, sign, rank,
+/// index) packs into 128 bits (at most 63 key bits, and indices within 32 bits), else none.
+struct NearbyScratch {
+    packer: Option<Pext>,
+    packed: Vec<u128>,
+    tuples: Vec<(u128, bool, u32, usize)>,
+}
+
+impl NearbyScratch {
+    /// The buffers for `n` learned keys over the bits `all`.
+    fn new(all: u128, n: usize) -> Self {
+        let packs = all.count_ones() <= 63 && u32::try_from(n).is_ok();
+        NearbyScratch {
+            packer: packs.then(|| Pext::new(all)),
+            packed: Vec::new(),
+            tuples: Vec::new(),
         }
-        let (c, i) = best?;
-        if c * 100 < group.len() * DOMINANT_AFFIX_PERCENT {
-            return None;
-        }
-        out.push((group[0].0, group[0].1, i));
     }
-    Some(out)
+}
+
+/// Of one group's entries, sorted by rank (`rank` of each; `index`: its place in the list),
+/// the index of the first entry of its longest run of one rank (the first of those tied),
+/// where that run holds at least [`DOMINANT_AFFIX_PERCENT`] of the group.
+fn dominant_run<T>(
+    group: &[T],
+    rank: impl Fn(&T) -> u32,
+    index: impl Fn(&T) -> usize,
+) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    for run in group.chunk_by(|a, b| rank(a) == rank(b)) {
+        if best.is_none_or(|(c, _)| run.len() > c) {
+            best = Some((run.len(), index(&run[0])));
+        }
+    }
+    let (c, i) = best?;
+    (c * 100 >= group.len() * DOMINANT_AFFIX_PERCENT).then_some(i)
 }
 
 /// The affix pair counted most in `count` (ties to the smallest), where it is at least
