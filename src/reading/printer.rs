@@ -3683,7 +3683,12 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<(&[Option<String>], u32
     // Per token, whether the slot being cut never printed a token of its shape: worked out
     // once per slot element, not once per piece that holds the token.
     let mut strange_tok: Vec<bool> = Vec::with_capacity(n);
+    // Of the first `q` tokens, how many are strange to the slot being cut.
+    let mut strange_upto: Vec<u32> = Vec::with_capacity(n + 1);
     let mut strange_of: Option<usize> = None;
+    // The token positions the rest of the skeleton (`skel[i + 1..]`) can be matched from, in
+    // order: a slot's pieces need only end at them.
+    let mut finite: Vec<usize> = vec![n];
     for i in (0..e).rev() {
         for p in (0..=n).rev() {
             if !reachable[i * w + p] {
@@ -3703,19 +3708,16 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<(&[Option<String>], u32
                     let known = cutter.known.slot(k);
                     if strange_of != Some(i) {
                         a.strange(known, cutter.cutting, &mut strange_tok);
+                        running_counts(&strange_tok, &mut strange_upto);
                         strange_of = Some(i);
                     }
-                    // Of the piece's tokens so far, how many the slot never printed one of
-                    // the shape of (each costs 2 in an unknown piece).
-                    let mut strange = 0u32;
-                    for q in p..=n.min(p + MAX_SLOT_TOKENS) {
-                        if q > p {
-                            strange += u32::from(strange_tok[q - 1]);
-                        }
+                    let last = n.min(p + MAX_SLOT_TOKENS);
+                    let from = finite.partition_point(|&q| q < p);
+                    for &q in finite[from..].iter().take_while(|&&q| q <= last) {
                         let rest = best[(i + 1) * w + q];
-                        if rest >= CUT_INF {
-                            continue;
-                        }
+                        // Of the piece's tokens, how many the slot never printed one of the
+                        // shape of (each costs 2 in an unknown piece).
+                        let strange = strange_upto[q] - strange_upto[p];
                         let miss = piece_miss((text, &a), known, cutter.cutting, (p, q, strange));
                         let miss = match hint_of[i] {
                             Some(h) if *h == text[at[p]..at[q]] => 0,
@@ -3731,6 +3733,8 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<(&[Option<String>], u32
                 }
             }
         }
+        finite.clear();
+        finite.extend((0..=n).filter(|&q| best[i * w + q] < CUT_INF));
     }
     if best[0] >= CUT_INF {
         return None;
@@ -3745,6 +3749,18 @@ fn cut_ranges(cutter: &Cutter, text: &str, hints: Option<(&[Option<String>], u32
         p = q;
     }
     Some((best[0], out))
+}
+
+/// The running counts of the set flags of `flags` into `out`: entry `q` counts those of
+/// `flags[..q]` (`flags.len() + 1` entries).
+fn running_counts(flags: &[bool], out: &mut Vec<u32>) {
+    out.clear();
+    out.push(0);
+    let mut sum = 0;
+    out.extend(flags.iter().map(|&f| {
+        sum += u32::from(f);
+        sum
+    }));
 }
 
 /// The states of [`cut_dp`] a cut of the whole answer `text` (its tokens starting at the
@@ -4382,45 +4398,18 @@ fn backoff_context(mask: u128, texts: &[(u128, u32)], cands: &[u128]) -> u128 {
     if (n - now) * 100 < n {
         return 0;
     }
-    // Whether each answer is predicted by the key alone: its text is the key's largest class,
-    // which leads without it ([`loo_right`]).
-    let mut per_key: HashMap<u128, HashMap<u32, u32>> = HashMap::default();
-    for &(w, t) in texts {
-        *per_key.entry(w & mask).or_default().entry(t).or_default() += 1;
-    }
-    let fallback: Vec<bool> = texts
+    // The answers by key, then by text: each candidate bit splits them in one pass.
+    let mut key_ids: HashMap<u128, u32> = HashMap::default();
+    let mut rows: Vec<(u32, u32, u128, bool)> = texts
         .iter()
         .map(|&(w, t)| {
-            let counts = &per_key[&(w & mask)];
-            let mut top = (0, 0);
-            counts.values().for_each(|&c| push_top2(&mut top, c));
-            counts[&t] == top.0 && loo_right(top) > 0
+            let next = key_ids.len() as u32;
+            (*key_ids.entry(w & mask).or_insert(next), t, w, false)
         })
         .collect();
-    // Per (key, bit value) cell and text: (answers, answers the key alone predicts).
-    let score = |g: u128| -> usize {
-        let mut cells: HashMap<(u128, u128), HashMap<u32, (u32, u32)>> = HashMap::default();
-        for (&(w, t), &f) in texts.iter().zip(&fallback) {
-            let e = cells
-                .entry((w & mask, w & g))
-                .or_default()
-                .entry(t)
-                .or_default();
-            e.0 += 1;
-            e.1 += u32::from(f);
-        }
-        cells
-            .values()
-            .map(|counts| {
-                let mut top = (0, 0);
-                counts.values().for_each(|&(c, _)| push_top2(&mut top, c));
-                match loo_right(top) {
-                    0 => counts.values().map(|&(_, f)| f as usize).sum(),
-                    right => right,
-                }
-            })
-            .sum()
-    };
+    rows.sort_unstable_by_key(|&(k, t, _, _)| (k, t));
+    mark_key_alone(&mut rows);
+    let score = |g: u128| bit_split_score(&rows, g);
     let best = cands
         .iter()
         .filter(|&&g| g & mask == 0 && g.count_ones() == 1)
@@ -4430,6 +4419,51 @@ fn backoff_context(mask: u128, texts: &[(u128, u32)], cands: &[u128]) -> u128 {
         Some((score, g)) if score > now && (score - now) * 100 >= n => g,
         _ => 0,
     }
+}
+
+/// Marks each of `rows` ([`bit_split_score`]'s, sorted by key, then text) the key alone
+/// predicts: its text is the key's largest class, which leads without it ([`loo_right`]).
+fn mark_key_alone(rows: &mut [(u32, u32, u128, bool)]) {
+    for key in rows.chunk_by_mut(|a, b| a.0 == b.0) {
+        let mut top = (0, 0);
+        for class in key.chunk_by(|a, b| a.1 == b.1) {
+            push_top2(&mut top, class.len() as u32);
+        }
+        let leads = loo_right(top) > 0;
+        for class in key.chunk_by_mut(|a, b| a.1 == b.1) {
+            let alone = leads && class.len() as u32 == top.0;
+            class.iter_mut().for_each(|r| r.3 = alone);
+        }
+    }
+}
+
+/// [`backoff_context`]'s score of the single bit `g`: `rows` are the answers as (key, text,
+/// word, whether the key alone predicts it), sorted by key, then text. Each (key, bit value)
+/// cell scores the answers [`loo_right`] gives its two largest text counts, or where that is
+/// none, its answers the key alone predicts.
+fn bit_split_score(rows: &[(u32, u32, u128, bool)], g: u128) -> usize {
+    let mut total = 0;
+    for key in rows.chunk_by(|a, b| a.0 == b.0) {
+        let mut top = [(0u32, 0u32); 2];
+        let mut alone = [0usize; 2];
+        for class in key.chunk_by(|a, b| a.1 == b.1) {
+            let mut count = [0u32; 2];
+            for &(_, _, w, f) in class {
+                let b = usize::from(w & g != 0);
+                count[b] += 1;
+                alone[b] += usize::from(f);
+            }
+            push_top2(&mut top[0], count[0]);
+            push_top2(&mut top[1], count[1]);
+        }
+        for (top, alone) in top.into_iter().zip(alone) {
+            total += match loo_right(top) {
+                0 => alone,
+                right => right,
+            };
+        }
+    }
+    total
 }
 
 /// The bits [`fit_plain`] may add to a slot over `mask` as its context: every group outside
@@ -10124,7 +10158,7 @@ fn nearby_affixes(list: &[(Key, bool, String, String)]) -> (Key, KeyedAffixes) {
     let all = list.iter().fold(0u128, |m, e| m | e.0.0);
     let keys: HashSet<(u128, bool)> = list.iter().map(|e| (e.0.0, e.1)).collect();
     let ranks = affix_ranks(list);
-    let mut scratch = Vec::with_capacity(list.len());
+    let mut scratch = NearbyScratch::new(all, list.len());
     let (mut bits, mut groups) = (0u128, Vec::new());
     for b in bits_of(all) {
         let paired = keys.iter().any(|&(k, s)| keys.contains(&(k ^ b, s)));
@@ -10217,39 +10251,91 @@ type NearbyGroup = (u128, bool, usize);
 /// The learned keys grouped by their bits outside `cleared` (and sign), in key order, each
 /// group's commonest affixes (ties to the least pair, by `ranks`: [`affix_ranks`]); `None`
 /// when a group's commonest prints on fewer than [`DOMINANT_AFFIX_PERCENT`] of its keys.
-/// `scratch` is a buffer the caller keeps between calls. Sorting (key, sign, rank) triples
-/// gives the groups in the order of the (key, sign) map this was, and each group's pairs in
-/// string order, with no string hashed or copied.
+/// `scratch` is a buffer the caller keeps between calls. Sorting (key, sign, rank, index)
+/// entries gives the groups in the order of the (key, sign) map this was, and each group's
+/// pairs in string order, with no string hashed or copied; where the keys' bits allow, each
+/// entry is packed into one number ([`NearbyScratch`]), in the same order.
 fn nearby_groups(
     list: &[(Key, bool, String, String)],
     ranks: &[u32],
     cleared: u128,
-    scratch: &mut Vec<(u128, bool, u32, usize)>,
+    scratch: &mut NearbyScratch,
 ) -> Option<Vec<NearbyGroup>> {
-    scratch.clear();
-    scratch.extend(
+    let Some(packer) = &scratch.packer else {
+        let tuples = &mut scratch.tuples;
+        tuples.clear();
+        tuples.extend(
+            list.iter()
+                .zip(ranks)
+                .enumerate()
+                .map(|(i, ((k, s, _, _), &r))| (k.0 & !cleared, *s, r, i)),
+        );
+        tuples.sort_unstable();
+        let groups = tuples.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1));
+        return groups
+            .map(|g| dominant_run(g, |e| e.2, |e| e.3).map(|i| (g[0].0, g[0].1, i)))
+            .collect();
+    };
+    let packed = &mut scratch.packed;
+    packed.clear();
+    packed.extend(
         list.iter()
             .zip(ranks)
             .enumerate()
-            .map(|(i, ((k, s, _, _), &r))| (k.0 & !cleared, *s, r, i)),
+            .map(|(i, ((k, s, _, _), &r))| {
+                packer.of(k.0 & !cleared) << 65
+                    | u128::from(*s) << 64
+                    | u128::from(r) << 32
+                    | i as u128
+            }),
     );
-    scratch.sort_unstable();
-    let mut out = Vec::new();
-    for group in scratch.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-        // Runs of one rank, in rank order: the first of the longest wins.
-        let mut best: Option<(usize, usize)> = None;
-        for run in group.chunk_by(|a, b| a.2 == b.2) {
-            if best.is_none_or(|(c, _)| run.len() > c) {
-                best = Some((run.len(), run[0].3));
-            }
+    packed.sort_unstable();
+    let index = |e: &u128| *e as u32 as usize;
+    let groups = packed.chunk_by(|a, b| a >> 64 == b >> 64);
+    groups
+        .map(|g| {
+            let (k, s, _, _) = &list[index(&g[0])];
+            dominant_run(g, |e| (e >> 32) as u32, index).map(|i| (k.0 & !cleared, *s, i))
+        })
+        .collect()
+}
+
+/// [`nearby_groups`]' buffers: the packer of the learned keys' bits where (key, sign, rank,
+/// index) packs into 128 bits (at most 63 key bits, and indices within 32 bits), else none.
+struct NearbyScratch {
+    packer: Option<Pext>,
+    packed: Vec<u128>,
+    tuples: Vec<(u128, bool, u32, usize)>,
+}
+
+impl NearbyScratch {
+    /// The buffers for `n` learned keys over the bits `all`.
+    fn new(all: u128, n: usize) -> Self {
+        let packs = all.count_ones() <= 63 && u32::try_from(n).is_ok();
+        NearbyScratch {
+            packer: packs.then(|| Pext::new(all)),
+            packed: Vec::new(),
+            tuples: Vec::new(),
         }
-        let (c, i) = best?;
-        if c * 100 < group.len() * DOMINANT_AFFIX_PERCENT {
-            return None;
-        }
-        out.push((group[0].0, group[0].1, i));
     }
-    Some(out)
+}
+
+/// Of one group's entries, sorted by rank (`rank` of each; `index`: its place in the list),
+/// the index of the first entry of its longest run of one rank (the first of those tied),
+/// where that run holds at least [`DOMINANT_AFFIX_PERCENT`] of the group.
+fn dominant_run<T>(
+    group: &[T],
+    rank: impl Fn(&T) -> u32,
+    index: impl Fn(&T) -> usize,
+) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    for run in group.chunk_by(|a, b| rank(a) == rank(b)) {
+        if best.is_none_or(|(c, _)| run.len() > c) {
+            best = Some((run.len(), index(&run[0])));
+        }
+    }
+    let (c, i) = best?;
+    (c * 100 >= group.len() * DOMINANT_AFFIX_PERCENT).then_some(i)
 }
 
 /// The affix pair counted most in `count` (ties to the smallest), where it is at least
