@@ -345,28 +345,31 @@ impl Links<'_> {
                 let t = self.keys[i].1;
                 if is_a {
                     let rest = t.strip_prefix(fa[&a].as_str())?;
-                    match fb.get(&b) {
-                        Some(x) if x != rest => return None,
-                        Some(_) => {}
-                        None => {
-                            fb.insert(b, rest.to_string());
-                            queue.push((false, b));
-                        }
+                    if settle(&mut fb, b, rest)? {
+                        queue.push((false, b));
                     }
                 } else {
                     let head = t.strip_suffix(fb[&b].as_str())?;
-                    match fa.get(&a) {
-                        Some(x) if x != head => return None,
-                        Some(_) => {}
-                        None => {
-                            fa.insert(a, head.to_string());
-                            queue.push((true, a));
-                        }
+                    if settle(&mut fa, a, head)? {
+                        queue.push((true, a));
                     }
                 }
             }
         }
         Some((fa, fb))
+    }
+}
+
+/// Records `piece` for value `v` in `pieces`: `Some(true)` when it was new, `Some(false)` when
+/// the same piece was there, `None` when another was (a conflict).
+fn settle(pieces: &mut HashMap<u128, String>, v: u128, piece: &str) -> Option<bool> {
+    match pieces.get(&v) {
+        Some(x) if x != piece => None,
+        Some(_) => Some(false),
+        None => {
+            pieces.insert(v, piece.to_string());
+            Some(true)
+        }
     }
 }
 
