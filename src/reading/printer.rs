@@ -4043,7 +4043,21 @@ fn join_with(
             _ => best_part_group(&left, &piece, (groups, base), fits)?,
         };
         primary.push(best);
-        parts.push(fits.fit(best, &piece, groups, base));
+    }
+    // Groups no part was placed by join the part they complete (a field a table splits in
+    // two: SM100 ATOM's offset as bits 40-41, 42 and 43-63).
+    let pieces: Vec<Vec<(u128, &str)>> = (0..n)
+        .map(|i| full.iter().map(|(w, p)| (*w, p[i])).collect())
+        .collect();
+    let mut left: u128 = cands
+        .iter()
+        .filter(|g| !primary.contains(g))
+        .fold(0, |m, g| m | g);
+    for (i, piece) in pieces.iter().enumerate() {
+        let grown = grow_part(primary[i], left, piece, (groups, base), fits);
+        left &= !grown;
+        primary[i] |= grown;
+        parts.push(fits.fit(primary[i], piece, groups, base));
     }
     // Every text's pieces placed on the parts they show; the others print nothing.
     let mut per_part: Vec<Vec<(u128, &str)>> = vec![Vec::new(); n];
@@ -4075,6 +4089,52 @@ fn join_with(
     };
     j.empty = empty_text(&j, texts);
     Some(j)
+}
+
+/// The bits of `left` (candidate groups no part was placed by) that a part placed by `group`
+/// reads too: of the groups of `left` next to `group` (bit-adjacent, in a chain) and of all
+/// of `left`, the set whose plain fit together with `group` on half of the part's `piece`
+/// texts predicts more of the other half than `group` alone (the adjacent set first); 0 when
+/// neither does.
+fn grow_part(
+    group: u128,
+    left: u128,
+    piece: &[(u128, &str)],
+    (groups, base): (&[u128], u128),
+    fits: &mut PlainFits,
+) -> u128 {
+    if left == 0 {
+        return 0;
+    }
+    let mut adjacent = 0u128;
+    let mut reach = group;
+    loop {
+        let near = (reach << 1 | reach >> 1) & left & !adjacent;
+        // Whole groups only: a group of `left` touched by `near`.
+        let grow = groups
+            .iter()
+            .map(|g| g & left)
+            .filter(|&g| g & near != 0)
+            .fold(0, |m, g| m | g);
+        if grow & !adjacent == 0 {
+            break;
+        }
+        adjacent |= grow;
+        reach |= grow;
+    }
+    let (train, test) = halves(piece);
+    let alone = predicted(&fits.fit(group, &train, groups, base), &test);
+    let mut best = (alone, 0u128);
+    for extra in [adjacent, left] {
+        if extra == 0 || extra == best.1 {
+            continue;
+        }
+        let got = predicted(&fits.fit(group | extra, &train, groups, base), &test);
+        if got > best.0 {
+            best = (got, extra);
+        }
+    }
+    best.1
 }
 
 /// Of the groups `left`, the one whose plain fit on half of a part's `piece` texts predicts the
@@ -7306,6 +7366,61 @@ mod tests {
             slot.print_into(w, &mut out);
             assert_eq!(out, lds_address(w), "word {w:#x}");
         }
+    }
+
+    /// The memory operand of [`lds_address`] with the offset split over three groups, as a
+    /// synthesised table splits it (SM100 ATOM: bits 40-41, 42 and 43-63 as three fields): the
+    /// lone offset (register at RZ), unsigned where the offset after a register is signed,
+    /// is read over every bit of the offset part, not only the group the part was placed by.
+    #[test]
+    fn a_lone_part_is_read_over_every_bit_its_part_reads() {
+        let mut rng = crate::codec::SplitMix64(11);
+        let words: Vec<u128> = (0..600)
+            .map(|i| {
+                let r = match i % 4 {
+                    0 => 0xff,
+                    _ => rng.next_u64() as u128 & 0xff,
+                };
+                let off = match i % 7 {
+                    0 => 0,
+                    _ => rng.next_u64() as u128 & 0xff_ffff,
+                };
+                r << 24 | off << 40
+            })
+            .collect();
+        let texts: Vec<String> = words.iter().map(|&w| lds_address(w)).collect();
+        let samples: Vec<(u128, &str)> = words
+            .iter()
+            .zip(&texts)
+            .map(|(w, t)| (*w, t.as_str()))
+            .collect();
+        let groups = [0xff << 24, 0b11 << 40, 1 << 42, 0x1f_ffff << 43];
+        let mut fits = PlainFits::default();
+        let slot = fit_slot(
+            0xff << 24 | 0xff_ffff << 40,
+            &samples,
+            &groups,
+            0,
+            &mut fits,
+        );
+        let j = slot.joined.as_ref().expect("joined by `+`");
+        assert_eq!(j.sep, "+");
+        for (r, off) in [
+            (0xffu128, 0xfad3e3u128),
+            (0xff, 0x800001),
+            (0xff, 0x000005),
+            (3, 0xfad3e3),
+            (9, 0x123456),
+        ] {
+            let w = r << 24 | off << 40;
+            let mut out = String::new();
+            slot.print_into(w, &mut out);
+            assert_eq!(out, lds_address(w), "word {w:#x}");
+        }
+        // The offset part reads bits 40-63, and so does its lone slot.
+        assert_eq!(j.parts[1].mask, 0xff_ffff << 40);
+        let lone = j.alone[1].as_ref().expect("a lone offset slot");
+        assert_eq!(lone.mask, 0xff_ffff << 40);
     }
 
     /// A MUFU-like text (nvdisasm 13.5.37, SM100 MUFU_R_UR, taken apart): the type is two
