@@ -384,6 +384,12 @@ struct ResolveArgs {
     /// Print nothing but the summary line of `--write` (set by `learn`).
     #[arg(skip)]
     quiet: bool,
+    /// Write the layouts, the legality model and the operand and modifier readings without
+    /// learning the printers (set by `learn` for a learning step whose next experiments read
+    /// only the layouts: the form-bit experiment and the learn split). The file then reads
+    /// words without a learned printer.
+    #[arg(skip)]
+    skip_printers: bool,
 }
 
 /// Which view of the tables the codec uses.
@@ -2203,13 +2209,17 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         versions.dedup();
         let mut model = Model::learn(&Codec::new(reading.clone())?, &entries);
         let mut reading = reading;
-        let ps =
-            sass_conform::reading::printer::learn_printers(&mut reading, &mut model, &entries)?;
+        if a.skip_printers {
+            eprintln!("printers: not learned in this step");
+        } else {
+            let ps =
+                sass_conform::reading::printer::learn_printers(&mut reading, &mut model, &entries)?;
+            eprintln!(
+                "printers: {} of {} variants read by a learned printer; {} of {} legal answers learned from reproduced",
+                ps.kept, ps.variants, ps.reproduced, ps.answers
+            );
+        }
         model.relearn_recognizers(&Codec::new(reading.clone())?, &entries);
-        eprintln!(
-            "printers: {} of {} variants read by a learned printer; {} of {} legal answers learned from reproduced",
-            ps.kept, ps.variants, ps.reproduced, ps.answers
-        );
         let set = ResolvedSet {
             provenance: Provenance {
                 command: std::env::args().collect::<Vec<_>>().join(" "),
@@ -2225,6 +2235,10 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         // Ctrl-C while learning: nothing is written.
         oracle::interrupt::check()?;
         set.write(path)?;
+        if a.skip_printers {
+            eprintln!("{}: layouts and model written", path.display());
+            return Ok(ExitCode::SUCCESS);
+        }
         let c2 = Codec::new(set.tables)?;
         let r2 = Renderer::new(&c2);
         let mut differ = Differ::new(&c2, &r2).with_model(Some(&set.model));

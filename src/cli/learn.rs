@@ -54,9 +54,9 @@ struct Workspace {
     oracle: PathBuf,
     resolved: PathBuf,
     /// What the tables, the recorded answers and the reading held when this run last wrote the
-    /// reading ([`inputs_digest`]): a learning step whose inputs have not changed since is
-    /// skipped ([`resolve_write`]).
-    learned: std::cell::Cell<Option<[u8; 32]>>,
+    /// reading ([`inputs_digest`]), and what that step learned: a learning step whose inputs
+    /// have not changed since is skipped ([`resolve_write`]) unless it learns more.
+    learned: std::cell::Cell<Option<([u8; 32], Learns)>>,
     /// The workspace's lock (`WORKSPACE/.lock`), held for the whole run: a second `learn`
     /// into the same workspace stops before it replaces the tables the first is learning.
     _lock: Option<std::fs::File>,
@@ -153,7 +153,8 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
             timeout: None,
         })?;
     }
-    resolve_write(&ws)?;
+    // The next experiments (form bits, the learn split) read only the layouts.
+    resolve_write(&ws, Learns::Layouts)?;
     oracle::interrupt::check()?;
     // 2. The form-bit and quiet-word experiments (every run: `oracle forms` asks only the
     // words a recorded file lacks, so a workspace recorded before an experiment was added
@@ -169,22 +170,34 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         step("learn split (oracle combos --split learn)");
         combos(Split::Learn, a.per_variant)?;
     }
-    resolve_write(&ws)?;
+    resolve_write(&ws, Learns::Everything)?;
     oracle::interrupt::check()?;
     // 3. Sweeps around each form the answers show, then learn again.
-    sweep_rounds(&ws, &view, &a.nvdisasm, "")?;
+    // After a fifth round, the relearn split (layouts only) comes next when it is missing.
+    let relearn = missing(&|t| format!("combos/relearn/{}-{}.tsv", arch_of(t), t.mnemonic));
+    let after_last = match relearn {
+        true => Learns::Layouts,
+        false => Learns::Everything,
+    };
+    sweep_rounds(&ws, &view, &a.nvdisasm, "", after_last)?;
     // 4. A second learn split from the layout the learning ended with (fields found since the
     // first was drawn vary in it, as in the check split), then learn again.
-    if missing(&|t| format!("combos/relearn/{}-{}.tsv", arch_of(t), t.mnemonic)) {
+    if relearn {
         step("learn split again from the learned layout (oracle combos --split relearn)");
         combos(Split::Relearn, (a.per_variant / 2).max(1))?;
-        resolve_write(&ws)?;
+        resolve_write(&ws, Learns::Everything)?;
         oracle::interrupt::check()?;
     }
     // The reading learned from the relearn split can show forms the sweeps have not been
     // around yet; without these rounds a second `learn` recorded them and read differently
     // (SM100 ATOMS 74.9% -> 99.7% on the check split between two runs of 37be888's reading).
-    sweep_rounds(&ws, &view, &a.nvdisasm, " learned from the relearn split")?;
+    sweep_rounds(
+        &ws,
+        &view,
+        &a.nvdisasm,
+        " learned from the relearn split",
+        Learns::Everything,
+    )?;
     // 5. The check split, never learned from, and the figures.
     if missing(&|t| format!("combos/check/{}-{}.tsv", arch_of(t), t.mnemonic)) {
         step("check split (oracle combos --split check)");
@@ -215,6 +228,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         patch: false,
         resolved: ws.resolved.clone(),
         quiet: false,
+        skip_printers: false,
     })?;
     eprintln!(
         "learn: done in {:.0} s; tables {}, oracle {}, reading {}, disagreeing words {}",
@@ -259,16 +273,20 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
 /// synthesised SM89 LDS read 0 of round 4's 2,054 words wrong, and stopping there left
 /// 59.046% of its check split, against 100% with round 5 (whose sweeps follow the reading
 /// learned from round 4). `pass` tells the two passes apart in the step lines
-/// (`sweeps around forms learned from the relearn split, round 1`).
+/// (`sweeps around forms learned from the relearn split, round 1`). The learning step after
+/// the last round allowed learns `after_last` ([`Learns`]: what the step after the rounds
+/// reads); after every other round, everything (the next round sweeps around the printers'
+/// misses).
 fn sweep_rounds(
     ws: &Workspace,
     view: &ViewArgs,
     nvdisasm: &Option<PathBuf>,
     pass: &str,
+    after_last: Learns,
 ) -> Result<()> {
-    for round in 1..=SWEEP_ROUNDS {
+    for round_no in 1..=SWEEP_ROUNDS {
         step(&format!(
-            "sweeps around forms{pass}, round {round} (oracle sweeps)"
+            "sweeps around forms{pass}, round {round_no} (oracle sweeps)"
         ));
         let round = record_sweeps(&FormsArgs {
             view: view.clone(),
@@ -284,7 +302,13 @@ fn sweep_rounds(
              nvdisasm",
             round.misread, round.added
         );
-        resolve_write(ws)?;
+        resolve_write(
+            ws,
+            match round_no {
+                SWEEP_ROUNDS => after_last,
+                _ => Learns::Everything,
+            },
+        )?;
         oracle::interrupt::check()?;
     }
     Ok(())
@@ -299,8 +323,15 @@ fn invoked_as() -> String {
         .unwrap_or_else(|| "sass-conform".into())
 }
 
+/// Prints a step line, with the seconds since the first step line of the process (the start of
+/// `learn`'s work): `== learn: sweeps (oracle record), at 0 s`.
 fn step(what: &str) {
-    eprintln!("== learn: {what}");
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let at = START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs();
+    eprintln!("== learn: {what}, at {at} s");
 }
 
 /// The learning step (`resolve --write`), skipped when its inputs are what they were when this
@@ -308,10 +339,17 @@ fn step(what: &str) {
 /// reading file itself byte for byte ([`inputs_digest`]). What it writes depends on nothing
 /// else (the command line and the date aside, the same within a run), so the reading it would
 /// write again is the one on disk.
-fn resolve_write(ws: &Workspace) -> Result<()> {
-    step("learning (resolve --write)");
+fn resolve_write(ws: &Workspace, what: Learns) -> Result<()> {
+    step(match what {
+        Learns::Layouts => "learning the layouts (resolve --write, no printers)",
+        Learns::Everything => "learning (resolve --write)",
+    });
     let before = inputs_digest(ws)?;
-    if ws.learned.get() == Some(before) {
+    if ws
+        .learned
+        .get()
+        .is_some_and(|(d, done)| d == before && done >= what)
+    {
         eprintln!(
             "{}: kept: the tables and recorded answers are those it was learned from in this run",
             ws.resolved.display()
@@ -329,9 +367,24 @@ fn resolve_write(ws: &Workspace) -> Result<()> {
         patch: false,
         resolved: ws.resolved.clone(),
         quiet: true,
+        skip_printers: what == Learns::Layouts,
     })?;
-    ws.learned.set(Some(inputs_digest(ws)?));
+    ws.learned.set(Some((inputs_digest(ws)?, what)));
     Ok(())
+}
+
+/// What a learning step ([`resolve_write`]) learns. The printers are most of its CPU (SM121
+/// IMAD: every hot function of a `resolve --write` is the printer's) and only the sweeps
+/// read them (around where a learned printer misses); a step whose next experiments read
+/// only the layouts (the form-bit experiment and the learn splits: after the first sweeps, and
+/// after the last sweep round allowed when the relearn split comes next) leaves them out. The reading it ends with is the same: the next step learns the printers
+/// from the same answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Learns {
+    /// Layouts, forms, legality and the operand and modifier readings; no printers.
+    Layouts,
+    /// Everything, printers included.
+    Everything,
 }
 
 /// A digest of what the learning step reads: every file under the tables' folder and the
