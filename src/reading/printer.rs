@@ -2084,6 +2084,44 @@ fn share_slots(p: &mut Printer) {
         }
         slot.texts = table.iter().map(|(k, t)| (Key(*k), t.clone())).collect();
     }
+    share_alone_parts(p);
+}
+
+/// Joined slots that are the same in different forms (bits, separator, parts, empty text)
+/// share how a part prints alone ([`Joined::alone`]): a form whose answers held too few texts
+/// of a lone part to learn it (SM100 ATOM's bit-85 form: the offset where the register is
+/// RZ, `[0xfad3e3]`, read signed as after a register) takes the lone parts another form
+/// learned, where no two forms learned them differently.
+fn share_alone_parts(p: &mut Printer) {
+    type Shape = (u128, String, Vec<Slot>, String);
+    let key_of = |mask: u128, j: &Joined| -> Shape {
+        (mask, j.sep.clone(), j.parts.clone(), j.empty.clone())
+    };
+    let mut learned: Vec<(Shape, Option<Vec<Option<Slot>>>)> = Vec::new();
+    for slot in leaf_slots(p) {
+        let Some(j) = slot.joined.as_deref().filter(|j| !j.alone.is_empty()) else {
+            continue;
+        };
+        let sh = key_of(slot.mask, j);
+        match learned.iter_mut().find(|(s, _)| *s == sh) {
+            Some((_, seen)) if seen.as_ref() != Some(&j.alone) => *seen = None,
+            Some(_) => {}
+            None => learned.push((sh, Some(j.alone.clone()))),
+        }
+    }
+    if learned.is_empty() {
+        return;
+    }
+    for slot in leaf_slots(p) {
+        let mask = slot.mask;
+        let Some(j) = slot.joined.as_deref_mut().filter(|j| j.alone.is_empty()) else {
+            continue;
+        };
+        let sh = key_of(mask, j);
+        if let Some((_, Some(alone))) = learned.iter().find(|(s, _)| *s == sh) {
+            j.alone = alone.clone();
+        }
+    }
 }
 
 /// Most values another form's slot may print otherwise than a slot's number rule for
@@ -8955,6 +8993,50 @@ mod tests {
         share_slots(&mut p);
         assert_eq!(p.print(0x10), "");
         assert_eq!(p.print(0x11), "@P1 ");
+    }
+
+    /// Two forms with the same joined slot (a register in bits 0-3, an offset in bits 4-7):
+    /// the lone offset one form learned (unsigned where the other prints it signed after a
+    /// register) is the other's too; a form whose joined slot differs keeps its own.
+    #[test]
+    fn forms_with_the_same_joined_slot_share_its_lone_parts() {
+        let reg = |names: &[(u128, &str)]| table_slot(0xf, names);
+        let off = |names: &[(u128, &str)]| table_slot(0xf0, names);
+        let joined = |alone: Vec<Option<Slot>>| Slot {
+            joined: Some(Box::new(Joined {
+                sep: "+".into(),
+                parts: vec![reg(&[(0, "R0"), (15, "")]), off(&[(0, ""), (15, "-0x1")])],
+                empty: "RZ".into(),
+                alone,
+            })),
+            ..table_slot(0xff, &[])
+        };
+        let lone = off(&[(15, "0xf")]);
+        let leaf = |s: Slot| Printer::of_slots(vec![s]);
+        let mut p = Printer {
+            slots: vec![],
+            learned_permille: 0,
+            form_mask: 1 << 8,
+            double_spaces: false,
+            aliases: Vec::new(),
+            spaced_ends: Vec::new(),
+            forms: vec![
+                (Key(0), leaf(joined(vec![None, Some(lone.clone())]))),
+                (Key(1), leaf(joined(Vec::new()))),
+            ],
+        };
+        assert_eq!(p.print(0x1ff), "-0x1");
+        share_slots(&mut p);
+        assert_eq!(p.print(0x0ff), "0xf");
+        assert_eq!(p.print(0x1ff), "0xf");
+        assert_eq!(p.print(0x1f0), "R0+-0x1");
+        // Another separator: not the same slot, nothing shared.
+        let mut q = p.clone();
+        let j = q.forms[1].1.slots[0].joined.as_mut().unwrap();
+        j.sep = ",".into();
+        j.alone.clear();
+        share_slots(&mut q);
+        assert_eq!(q.print(0x1ff), "-0x1");
     }
 
     /// A variant with a learned `;` rule: quiet where bits 0-3 are 0 (as the quiet-word
