@@ -6026,20 +6026,22 @@ fn fit_number_unnamed_fresh(
         }
     }
     cands.retain(|c| c & exclude == 0);
-    let reps = reading_reps(&entries, exclude);
+    let rows = RepRows::new(&reading_reps(&entries, exclude), &entries);
     let mut best: Option<(usize, NumberRule)> = None;
-    let mut bits: Vec<(u128, u128)> = Vec::with_capacity(entries.len());
+    let mut bits = EntryBits::new(mask, entries.len());
     let mut readings = Readings::default();
+    readings.rows(&rows);
+    let mut own_bits: Vec<u128> = Vec::with_capacity(rows.words.len());
     for num in cands {
         if best.as_ref().is_some_and(|(h, _)| *h >= parsed) {
             break;
         }
-        // Per value: the candidate's bits, and the slot's other bits (which pick the affixes).
-        bits.clear();
-        let (own, other) = (Pext::new(num), Pext::new(mask & !num));
-        bits.extend(entries.iter().map(|(w, _)| (own.of(*w), other.of(*w))));
+        // Each row's bits of the candidate, read once for both signs.
+        let own = Pext::new(num);
+        own_bits.clear();
+        own_bits.extend(rows.words.iter().map(|&w| own.of(w)));
         for signed in [false, true] {
-            readings.fill((num, signed), &reps, &entries, &bits);
+            readings.fill((num, signed), &own_bits);
             let by_scale = readings.matched_by_scale();
             for (k, (scale, plain_matched)) in SCALES.into_iter().zip(by_scale).enumerate() {
                 // A falling number only where no rising one explains every value.
@@ -6047,7 +6049,7 @@ fn fit_number_unnamed_fresh(
                     break;
                 }
                 let plain = (num, signed, scale, 0);
-                keep_better(&mut best, plain, plain_matched, &entries, &bits);
+                keep_better(&mut best, plain, plain_matched, &entries, &mut bits);
                 // Another offset matches only values the plain rule misses: it is worth
                 // looking for when they could be more than the best rule's hits.
                 let missed = parsed - plain_matched;
@@ -6059,8 +6061,8 @@ fn fit_number_unnamed_fresh(
                 let offset = common_offset((k, at_least), &mut readings);
                 if offset != 0 {
                     let shifted = (num, signed, scale, offset);
-                    let shifted_matched = matched(shifted, &entries, &bits);
-                    keep_better(&mut best, shifted, shifted_matched, &entries, &bits);
+                    let shifted_matched = rows.matched(shifted, &own_bits);
+                    keep_better(&mut best, shifted, shifted_matched, &entries, &mut bits);
                 }
             }
         }
@@ -6246,14 +6248,13 @@ struct Readings {
     narrow: Columns<i64>,
     /// Whether `narrow` holds the columns (else `wide` does).
     is_narrow: bool,
+    /// Whether every printed number lies within [`NARROW_LIMIT`].
+    printed_narrow: bool,
     /// How many values the rows stand for (their weights summed).
     total: usize,
     /// Per scale of [`SCALES`], the values printed right with no offset
     /// ([`Readings::matched_by_scale`]), once worked out.
     matched: [usize; SCALES.len()],
-    /// Per scale of [`SCALES`], [`Readings::majority`]: worked out for every scale at once,
-    /// when first asked.
-    majorities: Option<[Vote; SCALES.len()]>,
 }
 
 /// The printed numbers, the values at scale 1 and the weights (how many values each row
@@ -6271,6 +6272,11 @@ struct Columns<T> {
 /// The value more than half of a scale's nonzero differences hold, with its count (`None`
 /// when no value does), and how many nonzero differences there are.
 type Vote = (Option<(i128, usize)>, usize);
+
+/// Whether `x` lies within [`NARROW_LIMIT`] (a number [`Readings`] may keep in 64 bits).
+fn fits_narrow(x: &i128) -> bool {
+    x.unsigned_abs() <= NARROW_LIMIT as u128
+}
 
 /// Largest magnitude of a number [`Readings`] keeps in 64 bits: times the largest scale of
 /// [`SCALES`] and less another such number, it stays within 64 bits.
@@ -6325,43 +6331,37 @@ impl Column for i128 {
 }
 
 impl Readings {
-    /// Reads the rows `reps` ([`reading_reps`]) of `entries` (`bits`: each one's bits, as
-    /// [`fit_number`] prepares them) as the rule `(num, signed)` at scale 1 with no offset.
-    fn fill(
-        &mut self,
-        (num, signed): (u128, bool),
-        reps: &[(u32, u32)],
-        entries: &[(u128, Option<ParsedNumber>)],
-        bits: &[(u128, u128)],
-    ) {
+    /// Takes the printed numbers and weights of `rows`, the same for every reading
+    /// [`Readings::fill`] then reads of them.
+    fn rows(&mut self, rows: &RepRows) {
+        let wide = &mut self.wide;
+        wide.printed.clone_from(&rows.printed);
+        wide.weight.clone_from(&rows.weight);
+        self.total = rows.weight.iter().map(|&w| w as usize).sum();
+        self.printed_narrow = rows.printed.iter().all(fits_narrow);
+        if self.printed_narrow {
+            let narrow = &mut self.narrow;
+            narrow.printed.clear();
+            narrow
+                .printed
+                .extend(rows.printed.iter().map(|&x| x as i64));
+            narrow.weight.clone_from(&rows.weight);
+        }
+    }
+
+    /// Reads the rows given to [`Readings::rows`] as the rule `(num, signed)` at scale 1
+    /// with no offset, `own_bits` holding each row's bits of the rule.
+    fn fill(&mut self, (num, signed): (u128, bool), own_bits: &[u128]) {
         let probe = probe_rule(num, signed, 1, 0);
         let wide = &mut self.wide;
-        wide.printed.clear();
         wide.value.clear();
-        wide.weight.clear();
-        self.majorities = None;
-        self.total = reps.iter().map(|&(_, w)| w as usize).sum();
-        for &(i, w) in reps {
-            let i = i as usize;
-            let Some((_, neg, n, _, _)) = entries[i].1 else {
-                continue;
-            };
-            wide.printed
-                .push(if neg { -(n as i128) } else { n as i128 });
-            wide.value.push(probe.value_of_bits(bits[i].0));
-            wide.weight.push(w);
-        }
-        let fits = |x: &i128| x.unsigned_abs() <= NARROW_LIMIT as u128;
-        self.is_narrow = wide.printed.iter().all(fits) && wide.value.iter().all(fits);
+        wide.value
+            .extend(own_bits.iter().map(|&v| probe.value_of_bits(v)));
+        self.is_narrow = self.printed_narrow && wide.value.iter().all(fits_narrow);
         if self.is_narrow {
             let narrow = &mut self.narrow;
-            let as_narrow = |x: &i128| *x as i64;
-            narrow.printed.clear();
-            narrow.printed.extend(wide.printed.iter().map(as_narrow));
             narrow.value.clear();
-            narrow.value.extend(wide.value.iter().map(as_narrow));
-            narrow.weight.clear();
-            narrow.weight.extend_from_slice(&wide.weight);
+            narrow.value.extend(wide.value.iter().map(|&x| x as i64));
         }
     }
 
@@ -6384,15 +6384,12 @@ impl Readings {
 
     /// The value more than half of the scale `k`'s nonzero differences printed - value x
     /// scale hold, with its count (`None` when no value does), and how many there are.
-    fn majority(&mut self, k: usize) -> Vote {
-        if self.majorities.is_none() {
-            self.majorities = Some(if self.is_narrow {
-                self.narrow.majorities()
-            } else {
-                self.wide.majorities()
-            });
+    fn majority(&self, k: usize) -> Vote {
+        if self.is_narrow {
+            self.narrow.majority(SCALES[k])
+        } else {
+            self.wide.majority(SCALES[k])
         }
-        self.majorities.as_ref().expect("just worked out")[k]
     }
 
     /// The nonzero difference printed - value x `scale` held most often, with its count,
@@ -6467,49 +6464,36 @@ impl<T: Column> Columns<T> {
         out
     }
 
-    /// [`Readings::majority`] of every scale, in two passes over the values for all scales
-    /// at once: the Boyer-Moore vote over each scale's nonzero differences in row order (a
-    /// row of weight `w` votes as `w` values in a row would), then the count of its winner
-    /// (any value held by more than half of them is the winner).
-    fn majorities(&self) -> [Vote; SCALES.len()] {
+    /// [`Readings::majority`] of `scale`, in two passes over the values: the Boyer-Moore
+    /// vote over the nonzero differences in row order (a row of weight `w` votes as `w`
+    /// values in a row would), then the count of its winner (any value held by more than
+    /// half of them is the winner). Worked out for the scales asked about only (each scale's
+    /// vote is its own).
+    fn majority(&self, scale: i32) -> Vote {
         let zero = T::default();
-        let mut votes = [(zero, 0usize); SCALES.len()];
-        let mut nonzero = [0usize; SCALES.len()];
-        let rows = || self.printed.iter().zip(&self.value).zip(&self.weight);
-        for ((&p, &v), &w) in rows() {
-            let w = w as usize;
-            for ((vote, n), scale) in votes.iter_mut().zip(&mut nonzero).zip(SCALES) {
-                let d = T::diff(p, v, scale);
-                if d == zero {
-                    continue;
-                }
-                *n += w;
-                if vote.1 == 0 {
-                    *vote = (d, w);
-                } else if vote.0 == d {
-                    vote.1 += w;
-                } else if vote.1 >= w {
-                    vote.1 -= w;
-                } else {
-                    *vote = (d, w - vote.1);
-                }
+        let (mut vote, mut nonzero) = ((zero, 0usize), 0usize);
+        let diffs = || {
+            let rows = self.printed.iter().zip(&self.value).zip(&self.weight);
+            rows.map(move |((&p, &v), &w)| (T::diff(p, v, scale), w as usize))
+        };
+        for (d, w) in diffs().filter(|&(d, _)| d != zero) {
+            nonzero += w;
+            if vote.1 == 0 {
+                vote = (d, w);
+            } else if vote.0 == d {
+                vote.1 += w;
+            } else if vote.1 >= w {
+                vote.1 -= w;
+            } else {
+                vote = (d, w - vote.1);
             }
         }
-        let mut held = [0usize; SCALES.len()];
-        for ((&p, &v), &w) in rows() {
-            for ((c, vote), scale) in held.iter_mut().zip(&votes).zip(SCALES) {
-                let d = T::diff(p, v, scale);
-                *c += if d != zero && d == vote.0 {
-                    w as usize
-                } else {
-                    0
-                };
-            }
-        }
-        std::array::from_fn(|k| {
-            let won = 2 * held[k] > nonzero[k];
-            (won.then_some((votes[k].0.wide(), held[k])), nonzero[k])
-        })
+        let held: usize = diffs()
+            .filter(|&(d, _)| d != zero && d == vote.0)
+            .map(|(_, w)| w)
+            .sum();
+        let won = 2 * held > nonzero;
+        (won.then_some((vote.0.wide(), held)), nonzero)
     }
 
     /// [`Readings::commonest`] on these columns. The nonzero differences are first counted
@@ -6578,29 +6562,82 @@ fn majority(xs: &[i128]) -> Option<(i128, usize)> {
 /// Fewest values that must share an offset for [`common_offset`] to give it.
 const MIN_COMMON_OFFSET: usize = 4;
 
-/// How many values of `entries` (`bits`: each one's bits, as [`fit_number`] prepares them)
-/// print the number the rule `(num, signed, scale, offset)` gives: no affixes found for the
-/// rule can explain more values ([`try_rule`]'s hits).
-fn matched(
-    (num, signed, scale, offset): (u128, bool, i32, i64),
-    entries: &[(u128, Option<ParsedNumber>)],
-    bits: &[(u128, u128)],
-) -> usize {
-    let probe = probe_rule(num, signed, scale, offset);
-    entries
-        .iter()
-        .zip(bits)
-        .filter(|((_, parsed), (v, _))| {
-            parsed.is_some_and(|(_, neg, n, _, _)| {
-                let printed = if neg { -(n as i128) } else { n as i128 };
-                printed == probe.value_of_bits(*v)
-            })
-        })
-        .count()
+/// The rows [`Readings`] reads ([`reading_reps`]), each one's word, printed number and
+/// weight (how many values it stands for) in columns, worked out once per value table.
+#[derive(Default)]
+struct RepRows {
+    words: Vec<u128>,
+    printed: Vec<i128>,
+    weight: Vec<u32>,
+}
+
+impl RepRows {
+    /// The rows `reps` ([`reading_reps`]) of `entries`.
+    fn new(reps: &[(u32, u32)], entries: &[(u128, Option<ParsedNumber>)]) -> RepRows {
+        let mut rows = RepRows::default();
+        for &(i, w) in reps {
+            let (word, parsed) = entries[i as usize];
+            let Some((_, neg, n, _, _)) = parsed else {
+                continue;
+            };
+            rows.words.push(word);
+            rows.printed
+                .push(if neg { -(n as i128) } else { n as i128 });
+            rows.weight.push(w);
+        }
+        rows
+    }
+
+    /// How many values print the number the rule `(num, signed, scale, offset)` gives
+    /// (`own_bits`: each row's bits of `num`): no affixes found for the rule can explain more
+    /// values ([`try_rule`]'s hits). A row's values agree on every bit the rule reads.
+    fn matched(
+        &self,
+        (num, signed, scale, offset): (u128, bool, i32, i64),
+        own_bits: &[u128],
+    ) -> usize {
+        let probe = probe_rule(num, signed, scale, offset);
+        let rows = own_bits.iter().zip(&self.printed).zip(&self.weight);
+        rows.filter(|((v, p), _)| **p == probe.value_of_bits(**v))
+            .map(|(_, &c)| c as usize)
+            .sum()
+    }
+}
+
+/// Per value of a slot's value table, a candidate rule's bits and the slot's other bits
+/// (which pick the affixes), worked out for the candidate [`try_rule`] is asked about, when
+/// it is first asked.
+struct EntryBits {
+    mask: u128,
+    num: Option<u128>,
+    bits: Vec<(u128, u128)>,
+}
+
+impl EntryBits {
+    /// None worked out yet, for a slot of the `mask` bits with `values` values.
+    fn new(mask: u128, values: usize) -> EntryBits {
+        EntryBits {
+            mask,
+            num: None,
+            bits: Vec::with_capacity(values),
+        }
+    }
+
+    /// Each value's (bits of `num`, the slot's other bits) for the words of `entries`.
+    fn of(&mut self, num: u128, entries: &[(u128, Option<ParsedNumber>)]) -> &[(u128, u128)] {
+        if self.num != Some(num) {
+            let (own, other) = (Pext::new(num), Pext::new(self.mask & !num));
+            self.bits.clear();
+            self.bits
+                .extend(entries.iter().map(|(w, _)| (own.of(*w), other.of(*w))));
+            self.num = Some(num);
+        }
+        &self.bits
+    }
 }
 
 /// Replaces `best` by [`try_rule`]'s rule for `rule` when it has more hits. `matched` is
-/// [`matched`] for `rule`, a bound on its hits: the affixes are only tallied when the bound
+/// [`RepRows::matched`] for `rule`, a bound on its hits: the affixes are only tallied when the bound
 /// could beat `best` (the result is the same; the tally is the costly part), and the rule's
 /// affixes are only chosen (as strings) when its hits do beat it.
 fn keep_better<'a>(
@@ -6608,12 +6645,12 @@ fn keep_better<'a>(
     rule: (u128, bool, i32, i64),
     matched: usize,
     entries: &[(u128, Option<ParsedNumber<'a>>)],
-    bits: &[(u128, u128)],
+    bits: &mut EntryBits,
 ) {
     if matched == 0 || best.as_ref().is_some_and(|(h, _)| matched <= *h) {
         return;
     }
-    let tried = try_rule(rule, entries, bits);
+    let tried = try_rule(rule, entries, bits.of(rule.0, entries));
     let hits = tried.hits();
     if hits > 0 && best.as_ref().is_none_or(|(h, _)| hits > *h) {
         *best = Some((hits, tried.rule()));
@@ -7706,8 +7743,8 @@ mod tests {
             let mut tripled = entries.clone();
             tripled.extend(entries.iter().map(|&(w, p)| (w | twice, p)));
             tripled.extend(entries.iter().map(|&(w, p)| (w | twice << 1, p)));
-            let tripled_bits: Vec<(u128, u128)> =
-                bits.iter().cycle().take(3 * bits.len()).copied().collect();
+            // A word's bits as the rule reads them (the value's `x`).
+            let x_of = |w: u128| (w & 0xff).wrapping_mul(0x9e37_79b9) % 97 + wide;
             let exclude = twice | twice << 1;
             assert_eq!(
                 reading_reps(&tripled, exclude).len(),
@@ -7716,12 +7753,17 @@ mod tests {
             for signed in [false, true] {
                 let num = if wide == 0 { 0x7f } else { (1 << 80) - 1 };
                 let mut r = Readings::default();
-                r.fill((num, signed), &reading_reps(&entries, 0), &entries, &bits);
+                let rows = RepRows::new(&reading_reps(&entries, 0), &entries);
+                r.rows(&rows);
+                let xs: Vec<u128> = rows.words.iter().map(|&w| x_of(w)).collect();
+                r.fill((num, signed), &xs);
                 assert_eq!(r.is_narrow, wide == 0);
                 let by_scale = r.matched_by_scale();
                 let mut r3 = Readings::default();
-                let reps = reading_reps(&tripled, exclude);
-                r3.fill((num, signed), &reps, &tripled, &tripled_bits);
+                let rows3 = RepRows::new(&reading_reps(&tripled, exclude), &tripled);
+                r3.rows(&rows3);
+                let xs3: Vec<u128> = rows3.words.iter().map(|&w| x_of(w)).collect();
+                r3.fill((num, signed), &xs3);
                 assert_eq!(r3.matched_by_scale(), by_scale.map(|c| 3 * c));
                 let probe = probe_rule(num, signed, 1, 0);
                 for (k, scale) in SCALES.into_iter().enumerate() {
