@@ -7394,12 +7394,13 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_memory_operand_is_learned_as_parts_joined_by_plus() {
-        let mut rng = crate::codec::SplitMix64(7);
+    /// The slot learned over bits 24-31 and 40-63 from 600 [`lds_address`] texts of random
+    /// words (`seed`): the register at RZ in every `rz_every`-th, the offset 0 in every 7th.
+    fn lds_slot(seed: u64, rz_every: usize, groups: &[u128]) -> Slot {
+        let mut rng = crate::codec::SplitMix64(seed);
         let words: Vec<u128> = (0..600)
             .map(|i| {
-                let r = match i % 5 {
+                let r = match i % rz_every {
                     0 => 0xff,
                     _ => rng.next_u64() as u128 & 0xff,
                 };
@@ -7416,15 +7417,13 @@ mod tests {
             .zip(&texts)
             .map(|(w, t)| (*w, t.as_str()))
             .collect();
-        let groups = [0xff << 24, 0xff_ffff << 40];
         let mut fits = PlainFits::default();
-        let slot = fit_slot(
-            0xff << 24 | 0xff_ffff << 40,
-            &samples,
-            &groups,
-            0,
-            &mut fits,
-        );
+        fit_slot(0xff << 24 | 0xff_ffff << 40, &samples, groups, 0, &mut fits)
+    }
+
+    #[test]
+    fn a_memory_operand_is_learned_as_parts_joined_by_plus() {
+        let slot = lds_slot(7, 5, &[0xff << 24, 0xff_ffff << 40]);
         let j = slot.joined.as_ref().expect("joined by `+`");
         assert_eq!(j.sep, "+");
         assert_eq!(j.empty, "RZ");
@@ -7449,35 +7448,7 @@ mod tests {
     /// is read over every bit of the offset part, not only the group the part was placed by.
     #[test]
     fn a_lone_part_is_read_over_every_bit_its_part_reads() {
-        let mut rng = crate::codec::SplitMix64(11);
-        let words: Vec<u128> = (0..600)
-            .map(|i| {
-                let r = match i % 4 {
-                    0 => 0xff,
-                    _ => rng.next_u64() as u128 & 0xff,
-                };
-                let off = match i % 7 {
-                    0 => 0,
-                    _ => rng.next_u64() as u128 & 0xff_ffff,
-                };
-                r << 24 | off << 40
-            })
-            .collect();
-        let texts: Vec<String> = words.iter().map(|&w| lds_address(w)).collect();
-        let samples: Vec<(u128, &str)> = words
-            .iter()
-            .zip(&texts)
-            .map(|(w, t)| (*w, t.as_str()))
-            .collect();
-        let groups = [0xff << 24, 0b11 << 40, 1 << 42, 0x1f_ffff << 43];
-        let mut fits = PlainFits::default();
-        let slot = fit_slot(
-            0xff << 24 | 0xff_ffff << 40,
-            &samples,
-            &groups,
-            0,
-            &mut fits,
-        );
+        let slot = lds_slot(11, 4, &[0xff << 24, 0b11 << 40, 1 << 42, 0x1f_ffff << 43]);
         let j = slot.joined.as_ref().expect("joined by `+`");
         assert_eq!(j.sep, "+");
         for (r, off) in [
