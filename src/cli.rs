@@ -386,7 +386,7 @@ struct ResolveArgs {
     quiet: bool,
     /// Write the layouts, the legality model and the operand and modifier readings without
     /// learning the printers (set by `learn` for a learning step whose next experiments read
-    /// only the layouts: the form-bit experiment and the learn split). The file then reads
+    /// only the layouts: the form-bit experiment and the learn splits). The file then reads
     /// words without a learned printer.
     #[arg(skip)]
     skip_printers: bool,

@@ -4145,8 +4145,8 @@ fn grow_part(
         return 0;
     }
     let mut adjacent = 0u128;
-    let mut reach = group;
     loop {
+        let reach = group | adjacent;
         let near = (reach << 1 | reach >> 1) & left & !adjacent;
         // Whole groups only: a group of `left` touched by `near`.
         let grow = groups
@@ -4158,13 +4158,14 @@ fn grow_part(
             break;
         }
         adjacent |= grow;
-        reach |= grow;
     }
     let (train, test) = halves(piece);
     let alone = predicted(&fits.fit(group, &train, groups, base), &test);
     let mut best = (alone, 0u128);
-    for extra in [adjacent, left] {
-        if extra == 0 || extra == best.1 {
+    // All of `left` is tried only when it is more than the adjacent chain.
+    let all = if left == adjacent { 0 } else { left };
+    for extra in [adjacent, all] {
+        if extra == 0 {
             continue;
         }
         let got = predicted(&fits.fit(group | extra, &train, groups, base), &test);
