@@ -390,7 +390,16 @@ struct ResolveArgs {
     /// words without a learned printer.
     #[arg(skip)]
     skip_printers: bool,
+    /// The printers an earlier learning step of this process ended with (set by `learn`):
+    /// a variant keeps its printer while that prints its answers as before
+    /// ([`sass_conform::reading::printer::Carried`]); this step's printers replace them.
+    #[arg(skip)]
+    carried: Option<CarriedPrinters>,
 }
+
+/// Printers carried from one learning step to the next within a process (`learn`).
+pub(crate) type CarriedPrinters =
+    std::sync::Arc<std::sync::Mutex<sass_conform::reading::printer::Carried>>;
 
 /// Which view of the tables the codec uses.
 #[derive(Args, Debug, Clone)]
@@ -2212,8 +2221,16 @@ fn resolve_cmd(a: &ResolveArgs) -> Result<ExitCode> {
         if a.skip_printers {
             eprintln!("printers: not learned in this step");
         } else {
-            let ps =
-                sass_conform::reading::printer::learn_printers(&mut reading, &mut model, &entries)?;
+            let mut carried = a
+                .carried
+                .as_ref()
+                .map(|c| c.lock().unwrap_or_else(|e| e.into_inner()));
+            let ps = sass_conform::reading::printer::learn_printers(
+                &mut reading,
+                &mut model,
+                &entries,
+                carried.as_deref_mut(),
+            )?;
             eprintln!(
                 "printers: {} of {} variants read by a learned printer; {} of {} legal answers learned from reproduced",
                 ps.kept, ps.variants, ps.reproduced, ps.answers

@@ -307,7 +307,7 @@ fn learning_mutated_tables_never_panics() {
             continue;
         };
         let mut model = Model::learn(&c2, entries);
-        let _ = learn_printers(&mut reading, &mut model, entries);
+        let _ = learn_printers(&mut reading, &mut model, entries, None);
         learned += 1;
     }
     eprintln!("learning_mutated_tables_never_panics: {runs} mutated tables, {learned} learned");

@@ -57,6 +57,9 @@ struct Workspace {
     /// reading ([`inputs_digest`]), and what that step learned: a learning step whose inputs
     /// have not changed since is skipped ([`resolve_write`]) unless it learns more.
     learned: std::cell::Cell<Option<([u8; 32], Learns)>>,
+    /// The printers the run's last learning step ended with: the next step keeps each one
+    /// that prints its variant's added answers right instead of learning it again.
+    carried: CarriedPrinters,
     /// The workspace's lock (`WORKSPACE/.lock`), held for the whole run: a second `learn`
     /// into the same workspace stops before it replaces the tables the first is learning.
     _lock: Option<std::fs::File>,
@@ -101,6 +104,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
                 .clone()
                 .unwrap_or_else(|| "resolved/tables.json".into()),
             learned: Default::default(),
+            carried: Default::default(),
             _lock: None,
         };
         (ws, Vec::new())
@@ -229,6 +233,7 @@ pub(super) fn learn_cmd(a: &LearnArgs) -> Result<ExitCode> {
         resolved: ws.resolved.clone(),
         quiet: false,
         skip_printers: false,
+        carried: None,
     })?;
     eprintln!(
         "learn: done in {:.0} s; tables {}, oracle {}, reading {}, disagreeing words {}",
@@ -368,6 +373,7 @@ fn resolve_write(ws: &Workspace, what: Learns) -> Result<()> {
         resolved: ws.resolved.clone(),
         quiet: true,
         skip_printers: what == Learns::Layouts,
+        carried: Some(ws.carried.clone()),
     })?;
     ws.learned.set(Some((inputs_digest(ws)?, what)));
     Ok(())
@@ -589,6 +595,7 @@ fn prepare_workspace(a: &LearnArgs) -> Result<(Workspace, Vec<(PathBuf, String)>
             .clone()
             .unwrap_or_else(|| root.join("resolved/tables.json")),
         learned: Default::default(),
+        carried: Default::default(),
         _lock: Some(lock),
     };
     Ok((ws, skipped))

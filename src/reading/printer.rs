@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 mod adopt;
 mod alias;
 mod fits;
+pub use fits::Carried;
 mod guess;
 mod numbered;
 mod plains;
@@ -9174,10 +9175,15 @@ struct Obs<'a> {
 /// again to the variant whose learned text is right (or closest), and the printers are
 /// learned anew from that. Last, variants that overlap may share one printer learned from
 /// all their answers ([`share_overlap_printers`]).
+///
+/// `carried`, when given, holds the printers an earlier call on the same tables ended with
+/// (`learn`'s previous round): a variant whose answers changed keeps its printer while that
+/// prints them all as before ([`Carried`]); the call's own printers replace them.
 pub fn learn_printers(
     tables: &mut [crate::spec::Table],
     model: &mut super::model::Model,
     entries: &[crate::oracle::Entry],
+    mut carried: Option<&mut Carried>,
 ) -> Result<PrinterSummary, crate::codec::CodecError> {
     fits::next_generation();
     plains::next_generation();
@@ -9185,7 +9191,7 @@ pub fn learn_printers(
     let renderer0 = crate::render::Renderer::new(&codec0);
     let obs = observations(&codec0, model, entries);
     let first = attribute(&codec0, &renderer0, &obs);
-    let (printers, _) = fit_all(&codec0, &renderer0, &first, None);
+    let (printers, _) = fit_all(&codec0, &renderer0, &first, None, carried.as_deref());
     let mut trial = tables.to_vec();
     install(&mut trial, &printers);
     let codec1 = crate::codec::Codec::new(trial)?;
@@ -9193,7 +9199,16 @@ pub fn learn_printers(
     let second = attribute(&codec1, &renderer1, &obs);
     // A variant given the same answers both times learns the same printer: kept, not
     // learned again.
-    let (printers, sum) = fit_all(&codec0, &renderer0, &second, Some((&first, &printers)));
+    let (printers, sum) = fit_all(
+        &codec0,
+        &renderer0,
+        &second,
+        Some((&first, &printers)),
+        carried.as_deref(),
+    );
+    if let Some(c) = carried.as_mut() {
+        c.remember(&codec0, &printers);
+    }
     install(tables, &printers);
     let codec2 = crate::codec::Codec::new(tables.to_vec())?;
     let renderer2 = crate::render::Renderer::new(&codec2);
@@ -9471,11 +9486,14 @@ fn attribute<'a>(
 /// table-shaped reading on an eighth of them set aside ([`set_aside`]).
 /// `before` is an earlier call's answers per variant and what it learned from them (with the
 /// same `codec` and `renderer`): a variant given the same answers again takes that result.
+/// A variant whose answers changed takes the printer the process's last call learned for it
+/// while that still prints them as nvdisasm did ([`Carried::still_right`]).
 fn fit_all(
     codec: &crate::codec::Codec,
     renderer: &crate::render::Renderer,
     per: &HashMap<(u16, u16), Vec<Sample>>,
     before: Option<(&PerVariant, &[Learned])>,
+    carried: Option<&Carried>,
 ) -> (Vec<Learned>, PrinterSummary) {
     use rayon::prelude::*;
     let digests = fits::TableDigests::new(codec);
@@ -9491,7 +9509,9 @@ fn fit_all(
             });
             match same {
                 Some(l) => l.clone(),
-                None => fits::fit_variant(&digests, renderer, **id, samples),
+                None => carried
+                    .and_then(|c| c.still_right(codec, **id, samples))
+                    .unwrap_or_else(|| fits::fit_variant(&digests, renderer, **id, samples)),
             }
         })
         .collect();
