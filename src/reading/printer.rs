@@ -9646,9 +9646,15 @@ fn fit_texts(
     // Trials often learn the same printer (both base picks choose the same base word): each
     // distinct printer is scored once.
     let mut scored: Vec<(Printer, usize)> = Vec::new();
-    let ((cutting, pick), trial, fit_right) = [Cutting::SlotTexts, Cutting::GroupTexts]
-        .into_iter()
-        .flat_map(|c| [(c, BasePick::FewestBits), (c, BasePick::MostSwept)])
+    // With nothing set aside, cutting by slot texts is kept whatever the fits (below): the
+    // trials that cut by group texts would be learned for nothing.
+    let cuttings: &[Cutting] = match val.is_empty() {
+        true => &[Cutting::SlotTexts],
+        false => &[Cutting::SlotTexts, Cutting::GroupTexts],
+    };
+    let ((cutting, pick), trial, fit_right) = cuttings
+        .iter()
+        .flat_map(|&c| [(c, BasePick::FewestBits), (c, BasePick::MostSwept)])
         .map(|(c, b)| {
             let p = with_ends(learn_at(
                 v.fixed_mask,
@@ -9682,7 +9688,7 @@ fn fit_texts(
                 *b == BasePick::FewestBits,
             )
         })
-        .expect("four trials");
+        .expect("two trials or four");
     let old_val = table_shaped(&val);
     // A measurement switch: keep every learned printer, to measure the printer alone against
     // the table-shaped reading (the figure of the printer without render.rs's rules).
