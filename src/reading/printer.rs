@@ -1194,11 +1194,13 @@ fn learn_flat<'a>(
     // Skeletons tried where answers fail to cut: a left-out operand's fixed text joined to a
     // slot, a fixed token made a slot.
     let tries: [TrialSkeletons; 2] = [absorbed, unanchored];
-    for trials_of in tries {
+    let mut absorbing: Option<Skeleton> = None;
+    for (k, trials_of) in tries.into_iter().enumerate() {
+        let trials = trials_of(&cutter, &uncut, samples.len());
         if p.learned_permille < 1000
-            && let Some(q) = judge_trials(
+            && let Some((q, won)) = judge_trials(
                 &cutter,
-                &trials_of(&cutter, &uncut, samples.len()),
+                &trials,
                 samples,
                 uncut.len(),
                 (groups, base.0, cutting),
@@ -1207,7 +1209,58 @@ fn learn_flat<'a>(
             && q.learned_permille > p.learned_permille
         {
             p = q;
+            absorbing = (k == 0).then(|| trials[won].clone());
         }
+    }
+    if let Some(skel) = absorbing {
+        p = absorbed_again(skel, p, samples, (groups, base.0, cutting), cache);
+    }
+    p
+}
+
+/// Most rounds of [`absorbed_again`]: each joins one more left-out operand's separator.
+const MAX_ABSORB_ROUNDS: usize = 4;
+
+/// `p` (the printer of the [`absorbed`] skeleton `skel`), or, where answers still fail to cut,
+/// the printer of `skel` with one more fixed run joined to a slot, again while that prints
+/// more of `samples` ([`judge_trials`]): nvdisasm leaves out several operands at their
+/// default, each with its separator (SM90 UIADD3's two carry-out predicates, bits 81-83 and
+/// 84-86, each dropped with its `, ` at 7: one joining cut the answers without the first,
+/// and those without the second were learned as a form of bit 84).
+fn absorbed_again<'a>(
+    mut skel: Skeleton,
+    mut p: Printer,
+    samples: &[Sample<'a>],
+    (groups, base, cutting): (&[u128], u128, Cutting),
+    cache: &mut SlotCache<'a>,
+) -> Printer {
+    for _ in 0..MAX_ABSORB_ROUNDS {
+        if p.learned_permille >= 1000 {
+            break;
+        }
+        let cutter = Cutter::new(&skel.0, &skel.1, cutting);
+        let uncut: Vec<&str> = samples
+            .iter()
+            .filter(|(_, t)| cut_sample(&cutter, t).is_none())
+            .map(|(_, t)| *t)
+            .collect();
+        let trials = absorbed(&cutter, &uncut, samples.len());
+        let Some((q, won)) = judge_trials(
+            &cutter,
+            &trials,
+            samples,
+            uncut.len(),
+            (groups, base, cutting),
+            cache,
+        ) else {
+            break;
+        };
+        if q.learned_permille <= p.learned_permille {
+            break;
+        }
+        p = q;
+        drop(cutter);
+        skel = trials[won].clone();
     }
     p
 }
@@ -1369,7 +1422,7 @@ fn held_fewer(failing: &[&str], text: &str, in_skel: usize) -> bool {
 /// `uncut` of the `samples` uncut: the trial that cuts the most answers, then at the least
 /// cost (texts the slots printed alone), when it cuts more than the skeleton and, fitted on
 /// half of the answers, prints more of the other half than the skeleton; its printer fitted
-/// on every answer, or `None`.
+/// on every answer, with the trial's place in `trials`, or `None`.
 fn judge_trials<'a>(
     cutter: &Cutter,
     trials: &[Skeleton],
@@ -1377,18 +1430,18 @@ fn judge_trials<'a>(
     uncut: usize,
     (groups, base, cutting): (&[u128], u128, Cutting),
     cache: &mut SlotCache<'a>,
-) -> Option<Printer> {
+) -> Option<(Printer, usize)> {
     let cut_before = samples.len() - uncut;
     // The best trial's cutter is kept: the answers it cut are not cut again to fit it.
-    let mut best: Option<(CutScore, Cutter)> = None;
-    for trial in trials {
+    let mut best: Option<(CutScore, Cutter, usize)> = None;
+    for (k, trial) in trials.iter().enumerate() {
         let c = Cutter::new(&trial.0, &trial.1, cutting);
         let score = cut_score(&c, samples);
         if score.0 > cut_before && best.as_ref().is_none_or(|b| score > b.0) {
-            best = Some((score, c));
+            best = Some((score, c, k));
         }
     }
-    let ((now_cut, _), c2) = best?;
+    let ((now_cut, _), c2, won) = best?;
     // A trial that cuts more answers can still fit worse (slots side by side fitted as one
     // learn values by heart): fitted on half of the answers, it must print more of the rest
     // than the skeleton does. Halves by a mix of the word, so that no order of the answers
@@ -1412,7 +1465,7 @@ fn judge_trials<'a>(
             now_cut - cut_before
         );
     }
-    (joined > apart).then(|| printer_of(fitted_on(&c2, samples), samples))
+    (joined > apart).then(|| (printer_of(fitted_on(&c2, samples), samples), won))
 }
 
 /// Trial skeletons where one fixed token of the skeleton is a slot of its own, its bits found
@@ -7421,6 +7474,74 @@ mod tests {
             .collect();
         let mut fits = PlainFits::default();
         fit_slot(0xff << 24 | 0xff_ffff << 40, &samples, groups, 0, &mut fits)
+    }
+
+    #[test]
+    fn two_operands_left_out_at_their_default_each_take_their_separator() {
+        // `OP R<a>, UP<x>, UP<y>, R<b> ;` where a predicate at 7 is left out with its `, `
+        // (SM90 UIADD3's carry-outs, bits 81-83 and 84-86): registers at bits 24-31 and
+        // 32-39, the predicates' bits free (one group each, as a table that lacks them).
+        let (ra, rb) = (0xffu128 << 24, 0xffu128 << 32);
+        let text = |w: u128| {
+            let (x, y) = (w >> 81 & 7, w >> 84 & 7);
+            let mut t = format!("OP R{}, ", w >> 24 & 0xff);
+            for p in [x, y] {
+                if p != 7 {
+                    t += &format!("UP{p}, ");
+                }
+            }
+            t + &format!("R{} ;", w >> 32 & 0xff)
+        };
+        let mut rng = 0x0bad_5eed_1234_5678u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let random = |r: u64| {
+            0x297
+                | u128::from(r & 0xff) << 24
+                | u128::from(r >> 8 & 0xff) << 32
+                | u128::from(r >> 16 & 0x3f) << 81
+        };
+        // Sweeps: the base (both predicates UP0) and every operand bit flipped alone, and
+        // around the word that leaves both out (the form experiment's); then random words
+        // (a predicate at 7 in one word of eight).
+        let (base, quiet) = (0x297u128, 0x297u128 | 0x3f << 81);
+        let mut words: Vec<u128> = [base, quiet]
+            .into_iter()
+            .chain((24..40).chain(81..87).map(|b| base | 1 << b))
+            .chain((81..87).map(|b| quiet ^ 1 << b))
+            .collect();
+        words.extend((0..1200).map(|_| random(next())));
+        let owned: Vec<(u128, String)> = words.iter().map(|&w| (w, text(w))).collect();
+        let samples: Vec<Sample> = owned.iter().map(|(w, t)| (*w, t.as_str())).collect();
+        let groups: Vec<u128> = [ra, rb]
+            .into_iter()
+            .chain((81..87).map(|b| 1u128 << b))
+            .collect();
+        let p = learn(0xfff, &groups, &samples).expect("a printer");
+        // Words never learned from, each predicate left out or not.
+        let unseen: Vec<u128> = (0..400).map(|_| random(next())).collect();
+        let printed = |w: u128| {
+            let mut out = String::new();
+            p.slots_text_into(w, &mut out);
+            out
+        };
+        let wrong: Vec<String> = unseen
+            .iter()
+            .filter(|&&w| printed(w) != text(w))
+            .map(|&w| format!("{w:x}: {} for {}", printed(w), text(w)))
+            .collect();
+        assert!(
+            wrong.is_empty(),
+            "{} wrong: {:?}",
+            wrong.len(),
+            &wrong[..wrong.len().min(3)]
+        );
+        let both_left_out = unseen.iter().filter(|&&w| w >> 81 & 0x3f == 0x3f).count();
+        assert!(both_left_out > 0, "no unseen word leaves both out");
     }
 
     #[test]
