@@ -6781,6 +6781,16 @@ fn try_rule<'a>(
 mod tests {
     use super::*;
 
+    /// A xorshift64 generator from `seed` (not 0): the tests' words, the same every run.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     #[test]
     fn a_type_flag_inside_a_wider_modifier_field_picks_the_float_reading() {
         // A 32-bit immediate (bits 32-63) beside a modifier field over bits 72-77 whose bit 73
@@ -6795,13 +6805,7 @@ mod tests {
                 _ => f32_text(x),
             }
         };
-        let mut rng = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(0x1234_5678_9abc_def0u64);
         let words: Vec<u128> = (0..600)
             .map(|_| {
                 let x = u128::from(next() as u32 & 0x3fff_ffff | 0x3c00_0000);
@@ -7492,13 +7496,7 @@ mod tests {
             }
             t + &format!("R{} ;", w >> 32 & 0xff)
         };
-        let mut rng = 0x0bad_5eed_1234_5678u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(0x0bad_5eed_1234_5678u64);
         let random = |r: u64| {
             0x297
                 | u128::from(r & 0xff) << 24
