@@ -1196,17 +1196,18 @@ fn learn_flat<'a>(
     let tries: [TrialSkeletons; 2] = [absorbed, unanchored];
     let mut absorbing: Option<Skeleton> = None;
     for (k, trials_of) in tries.into_iter().enumerate() {
+        if p.learned_permille >= 1000 {
+            continue;
+        }
         let trials = trials_of(&cutter, &uncut, samples.len());
-        if p.learned_permille < 1000
-            && let Some((q, won)) = judge_trials(
-                &cutter,
-                &trials,
-                samples,
-                uncut.len(),
-                (groups, base.0, cutting),
-                cache,
-            )
-            && q.learned_permille > p.learned_permille
+        if let Some((q, won)) = judge_trials(
+            &cutter,
+            &trials,
+            samples,
+            uncut.len(),
+            (groups, base.0, cutting),
+            cache,
+        ) && q.learned_permille > p.learned_permille
         {
             p = q;
             absorbing = (k == 0).then(|| trials[won].clone());
@@ -7542,6 +7543,17 @@ mod tests {
         assert!(both_left_out > 0, "no unseen word leaves both out");
     }
 
+    /// `slot` prints [`lds_address`] for each (register, offset) of `cases`, the register at
+    /// bits 24-31 and the offset at bits 40-63 of the word.
+    fn assert_prints_addresses(slot: &Slot, cases: &[(u128, u128)]) {
+        for &(r, off) in cases {
+            let w = r << 24 | off << 40;
+            let mut out = String::new();
+            slot.print_into(w, &mut out);
+            assert_eq!(out, lds_address(w), "word {w:#x}");
+        }
+    }
+
     #[test]
     fn a_memory_operand_is_learned_as_parts_joined_by_plus() {
         let slot = lds_slot(7, 5, &[0xff << 24, 0xff_ffff << 40]);
@@ -7549,18 +7561,16 @@ mod tests {
         assert_eq!(j.sep, "+");
         assert_eq!(j.empty, "RZ");
         // Words none of the samples had.
-        for (r, off) in [
-            (3u128, 0x123456u128),
-            (0xff, 0xfffff0),
-            (77, 0),
-            (0xff, 0),
-            (9, 0x800000),
-        ] {
-            let w = r << 24 | off << 40;
-            let mut out = String::new();
-            slot.print_into(w, &mut out);
-            assert_eq!(out, lds_address(w), "word {w:#x}");
-        }
+        assert_prints_addresses(
+            &slot,
+            &[
+                (3, 0x123456),
+                (0xff, 0xfffff0),
+                (77, 0),
+                (0xff, 0),
+                (9, 0x800000),
+            ],
+        );
     }
 
     /// The memory operand of [`lds_address`] with the offset split over three groups, as a
@@ -7572,18 +7582,16 @@ mod tests {
         let slot = lds_slot(11, 4, &[0xff << 24, 0b11 << 40, 1 << 42, 0x1f_ffff << 43]);
         let j = slot.joined.as_ref().expect("joined by `+`");
         assert_eq!(j.sep, "+");
-        for (r, off) in [
-            (0xffu128, 0xfad3e3u128),
-            (0xff, 0x800001),
-            (0xff, 0x000005),
-            (3, 0xfad3e3),
-            (9, 0x123456),
-        ] {
-            let w = r << 24 | off << 40;
-            let mut out = String::new();
-            slot.print_into(w, &mut out);
-            assert_eq!(out, lds_address(w), "word {w:#x}");
-        }
+        assert_prints_addresses(
+            &slot,
+            &[
+                (0xff, 0xfad3e3),
+                (0xff, 0x800001),
+                (0xff, 0x000005),
+                (3, 0xfad3e3),
+                (9, 0x123456),
+            ],
+        );
         // The offset part reads bits 40-63, and so does its lone slot.
         assert_eq!(j.parts[1].mask, 0xff_ffff << 40);
         let lone = j.alone[1].as_ref().expect("a lone offset slot");
